@@ -1,0 +1,26 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "bleexplr",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "bleexplr", targets: ["bleexplr"]),
+    ],
+    targets: [
+        // ncursesw, wrapped so that only Sources/TUI/Terminal touches it.
+        .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw",
+                       providers: [.apt(["libncurses-dev"])]),
+        // Domain, state, reducer, backends, recorder: no terminal, no D-Bus.
+        .target(name: "Explorer"),
+        // Screens (pure functions of state into a cell grid) and the terminal layer.
+        .target(name: "TUI", dependencies: ["Explorer", "CNcursesw"]),
+        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI"]),
+        .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
+                          path: "Sources/Bench"),
+        .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
+        .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Explorer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,126 @@
+/// An error from the Bluetooth stack, named as BlueZ names it
+/// (`org.bluez.Error.NotPermitted`), with its human message.
+public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var message: String
+    public init(name: String, message: String) { self.name = name; self.message = message }
+
+    public static func notPermitted(_ m: String) -> Self { .init(name: "org.bluez.Error.NotPermitted", message: m) }
+    public static func notConnected(_ m: String) -> Self { .init(name: "org.bluez.Error.NotConnected", message: m) }
+    public static func failed(_ m: String) -> Self { .init(name: "org.bluez.Error.Failed", message: m) }
+    public static func notSupported(_ m: String) -> Self { .init(name: "org.bluez.Error.NotSupported", message: m) }
+    public static func inProgress(_ m: String) -> Self { .init(name: "org.bluez.Error.InProgress", message: m) }
+    public static func invalidValueLength(_ m: String) -> Self {
+        .init(name: "org.bluez.Error.InvalidValueLength", message: m)
+    }
+
+    /// `NotPermitted: Read not permitted`
+    public var description: String {
+        let short = name.split(separator: ".").last.map(String.init) ?? name
+        return message.isEmpty ? short : "\(short): \(message)"
+    }
+}
+
+public enum AdapterPower: String, Equatable, Sendable {
+    case absent, poweredOff = "powered-off", on
+}
+
+public struct AdapterStatus: Equatable, Sendable {
+    public var name: String
+    public var power: AdapterPower
+    public var discovering: Bool
+    public init(name: String, power: AdapterPower, discovering: Bool) {
+        self.name = name; self.power = power; self.discovering = discovering
+    }
+}
+
+/// One advertising report (or, over BlueZ, a Device1 property change) for a peripheral.
+/// Optional fields were not part of this report.
+public struct AdvertisementReport: Equatable, Sendable {
+    public var id: PeripheralID
+    public var address: String
+    public var name: String?
+    public var rssi: Int?
+    public var connectable: Bool?
+    public var advertisement: Advertisement
+    public init(id: PeripheralID, address: String, name: String?, rssi: Int?, connectable: Bool?,
+                advertisement: Advertisement) {
+        self.id = id; self.address = address; self.name = name; self.rssi = rssi
+        self.connectable = connectable; self.advertisement = advertisement
+    }
+}
+
+public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
+    case remote          // the peripheral ended the link
+    case timeout         // supervision timeout: out of range, powered off
+    case local           // we asked for it
+    case other(String)
+
+    public var description: String {
+        switch self {
+        case .remote: return "remote device ended the connection"
+        case .timeout: return "connection timed out"
+        case .local: return "disconnected by user"
+        case let .other(s): return s
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .remote: return "remote"
+        case .timeout: return "timeout"
+        case .local: return "local"
+        case .other: return "other"
+        }
+    }
+}
+
+public enum WriteType: String, Equatable, Sendable {
+    case request, command
+}
+
+/// Facts pushed by a backend, one case per fact. Each arrives with a timestamp in
+/// `Action.backend(_, at:)`.
+public enum BackendEvent: Equatable, Sendable {
+    case adapterChanged(AdapterStatus)
+    case advertisementReceived(AdvertisementReport)
+    /// The backend stopped hearing RSSI for this peripheral (BlueZ clears it when a scan stops).
+    case rssiLost(PeripheralID)
+    case peripheralRemoved(PeripheralID)
+    case connecting(PeripheralID, attempt: Int)
+    case connected(PeripheralID)
+    case servicesResolved(PeripheralID, [GATTService], mtu: Int?)
+    case connectFailed(PeripheralID, BackendError)
+    case disconnected(PeripheralID, DisconnectReason)
+    case readCompleted(CharacteristicID, Result<Bytes, BackendError>)
+    case writeCompleted(CharacteristicID, Bytes, WriteType, BackendError?)
+    case notifyChanged(CharacteristicID, enabled: Bool, BackendError?)
+    case valueNotified(CharacteristicID, Bytes)
+    case scanFailed(BackendError)
+    case failure(BackendError)
+}
+
+/// What the app asks a backend to do; results come back later as BackendEvents.
+public enum BackendCommand: Equatable, Sendable {
+    case startScan
+    case stopScan
+    case connect(PeripheralID)
+    case disconnect(PeripheralID)
+    case read(PeripheralID, CharacteristicID)
+    case write(PeripheralID, CharacteristicID, Bytes, WriteType)
+    case setNotify(PeripheralID, CharacteristicID, Bool)
+}
+
+/// A Bluetooth backend: BlueZ over D-Bus, the simulated world, or a replayed recording.
+/// Everything runs on the main event loop: `start` hands over the loop to schedule on
+/// and the sink for events (each with the time it happened); commands return at once
+/// and complete later as events.
+@MainActor
+public protocol Backend: AnyObject {
+    /// "simulated", "bluez", "replay": goes into recordings.
+    var kind: String { get }
+    func start(loop: EventLoop, emit: @escaping @MainActor (BackendEvent, Timestamp) -> Void)
+    func execute(_ command: BackendCommand)
+    /// Stops what this process started (scan, notifications) before exit.
+    func shutdown()
+}

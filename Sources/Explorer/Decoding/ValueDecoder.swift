@@ -1,0 +1,87 @@
+/// Meaning for the bytes of well-known characteristics. Input is untrusted: short or
+/// long values give a "malformed" text, never a crash.
+public enum ValueDecoder {
+    public static func decode(_ uuid: BLEUUID, _ b: Bytes) -> String? {
+        guard let short = uuid.shortValue else { return nil }
+        switch short {
+        case 0x2A19:
+            guard b.count == 1 else { return malformed("Battery Level", b) }
+            return "\(b[0]) %"
+        case 0x2A37:
+            return heartRate(b)
+        case 0x2A38:
+            guard b.count == 1 else { return malformed("Body Sensor Location", b) }
+            let names = ["Other", "Chest", "Wrist", "Finger", "Hand", "Ear Lobe", "Foot"]
+            return Int(b[0]) < names.count ? names[Int(b[0])] : "Reserved (\(b[0]))"
+        case 0x2A06:
+            guard b.count == 1 else { return malformed("Alert Level", b) }
+            let names = ["No Alert", "Mild Alert", "High Alert"]
+            return Int(b[0]) < names.count ? names[Int(b[0])] : "Reserved (\(b[0]))"
+        case 0x2A6E:
+            guard b.count == 2 else { return malformed("Temperature", b) }
+            let raw = Int16(bitPattern: le16(b, 0))
+            return raw == Int16.min ? "unknown" : "\(formatFixed(Double(raw) / 100, 2)) °C"
+        case 0x2A6F:
+            guard b.count == 2 else { return malformed("Humidity", b) }
+            let raw = le16(b, 0)
+            return raw == 0xFFFF ? "unknown" : "\(formatFixed(Double(raw) / 100, 2)) %"
+        case 0x2A07:
+            guard b.count == 1 else { return malformed("Tx Power Level", b) }
+            return "\(Int8(bitPattern: b[0])) dBm"
+        case 0x2A00, 0x2A24...0x2A29:
+            return "\"\(String(decoding: b, as: UTF8.self))\""
+        case 0xFFE1:
+            return b.isEmpty ? "press" : "press (\(hex(b)))"
+        default:
+            return nil
+        }
+    }
+
+    static func malformed(_ what: String, _ b: Bytes) -> String {
+        "malformed \(what) (\(b.count) byte\(b.count == 1 ? "" : "s"))"
+    }
+
+    /// Heart Rate Measurement 0x2A37: flags, bpm (u8 or u16), contact, energy, RR intervals.
+    static func heartRate(_ b: Bytes) -> String {
+        guard let flags = b.first else { return malformed("Heart Rate Measurement", b) }
+        var i = 1
+        let wide = flags & 0x01 != 0
+        guard b.count >= i + (wide ? 2 : 1) else { return malformed("Heart Rate Measurement", b) }
+        let bpm = wide ? Int(le16(b, i)) : Int(b[i])
+        i += wide ? 2 : 1
+        var parts = ["\(bpm) bpm"]
+        switch (flags >> 1) & 0x03 {
+        case 2: parts.append("no contact")
+        case 3: parts.append("contact")
+        default: break
+        }
+        if flags & 0x08 != 0 {
+            guard b.count >= i + 2 else { return malformed("Heart Rate Measurement", b) }
+            parts.append("energy \(le16(b, i)) kJ")
+            i += 2
+        }
+        if flags & 0x10 != 0 {
+            var rr: [String] = []
+            while i + 1 < b.count {
+                rr.append(formatFixed(Double(le16(b, i)) / 1024, 3))
+                i += 2
+            }
+            if !rr.isEmpty { parts.append("RR " + rr.joined(separator: " ") + " s") }
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Printable UTF-8, with `·` for what is not.
+    public static func printableText(_ b: Bytes) -> String {
+        var out = ""
+        for scalar in String(decoding: b, as: UTF8.self).unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
+                || scalar == "\u{FFFD}" {
+                out += "·"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

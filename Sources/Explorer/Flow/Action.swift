@@ -1,0 +1,56 @@
+/// A key, as the terminal layer reports it.
+public enum Key: Equatable, Sendable {
+    case char(Character)
+    case up, down, left, right, pageUp, pageDown, home, end
+    case enter, escape, backspace, delete, tab
+    case ctrl(Character)
+    case resize
+}
+
+public enum CursorMove: Equatable, Sendable { case up, down, pageUp, pageDown, top, bottom }
+
+public enum InputEdit: Equatable, Sendable {
+    case insert(String)
+    case deleteBackward
+    case clear
+}
+
+/// Everything that can happen, named after what happened. Keys become these through
+/// the Keymap; backend events arrive as `.backend`.
+public enum Action: Equatable, Sendable {
+    // The user
+    case cursorMoved(CursorMove)
+    case rowActivated
+    case backRequested
+    case collapseToggled
+    case disconnectRequested
+    case scanToggled
+    case sortCycled
+    case filterStarted
+    case inputEdited(InputEdit)
+    case inputSubmitted
+    case inputCancelled
+    case readRequested
+    case writeStarted
+    case notifyToggled
+    case recordingToggled
+    case helpToggled
+    case quitRequested
+    /// The app is up: start scanning, and recording when asked on the command line.
+    case appStarted(recordTo: String?)
+    // The world
+    case backend(BackendEvent, at: Timestamp)
+    case tick(Timestamp)
+    // The runtime reporting on effects it ran
+    case recordingStarted(path: String)
+    case recordingStopped
+    case recordingFailed(String)
+}
+
+/// What the reducer asks the outside world to do. Data, not calls: tests compare them.
+public enum Effect: Equatable, Sendable {
+    case backend(BackendCommand)
+    case startRecording(path: String)
+    case stopRecording
+    case quit
+}

@@ -1,0 +1,79 @@
+/// Backend events into state: the scan list, connections, values.
+enum BackendReducer {
+    static func reduce(_ s: inout AppState, _ event: BackendEvent, at: Timestamp) -> [Effect] {
+        switch event {
+        case let .adapterChanged(status):
+            s.adapter = status
+        case let .advertisementReceived(report):
+            advertisement(&s, report, at: at)
+        case let .rssiLost(id):
+            s.peripherals[id]?.rssiStale = true
+        case let .peripheralRemoved(id):
+            if let p = s.peripherals[id], !p.connection.isLinkUp, s.pendingConnection != id,
+               !Reducer.routeShows(s.route, id) {
+                s.peripherals.removeValue(forKey: id)
+            }
+        case let .connecting(id, attempt):
+            ConnectionReducer.connecting(&s, id, attempt: attempt)
+        case let .connected(id):
+            ConnectionReducer.linkUp(&s, id)
+        case let .servicesResolved(id, services, mtu):
+            ConnectionReducer.servicesResolved(&s, id, services, mtu: mtu)
+        case let .connectFailed(id, error):
+            ConnectionReducer.connectFailed(&s, id, error)
+        case let .disconnected(id, reason):
+            ConnectionReducer.disconnected(&s, id, reason)
+        case let .readCompleted(cid, .success(bytes)):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .read))
+        case let .readCompleted(cid, .failure(error)):
+            Reducer.fail(&s, "Read \(label(s, cid)) failed: \(error)")
+        case let .writeCompleted(cid, bytes, _, nil):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write))
+            s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(label(s, cid))", at: at)
+        case let .writeCompleted(cid, _, _, error?):
+            Reducer.fail(&s, "Write \(label(s, cid)) failed: \(error)")
+        case let .notifyChanged(cid, enabled, nil):
+            if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid) }
+            s.alert = Alert(.info, "Notifications \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
+        case let .notifyChanged(cid, enabled, error?):
+            Reducer.fail(&s, "Notifications \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)")
+        case let .valueNotified(cid, bytes):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
+        case let .scanFailed(error):
+            s.scanWanted = false
+            Reducer.fail(&s, "Scan failed: \(error)")
+        case let .failure(error):
+            Reducer.fail(&s, error.description)
+        }
+        return []
+    }
+
+    static func advertisement(_ s: inout AppState, _ r: AdvertisementReport, at: Timestamp) {
+        if var p = s.peripherals[r.id] {
+            p.advertisement.merge(r.advertisement)
+            if let n = r.name ?? r.advertisement.localName { p.name = n }
+            if let rssi = r.rssi {
+                p.rssi = rssi
+                p.rssiStale = false
+                p.rssiHistory.append(rssi)
+            }
+            if let c = r.connectable { p.connectable = c }
+            p.lastSeen = at
+            s.peripherals[r.id] = p
+        } else {
+            s.peripherals[r.id] = Peripheral(
+                id: r.id, address: r.address, name: r.name ?? r.advertisement.localName, rssi: r.rssi,
+                seen: at, connectable: r.connectable ?? true, advertisement: r.advertisement)
+        }
+    }
+
+    /// "Heart Rate Measurement" or the UUID, for messages.
+    static func label(_ s: AppState, _ cid: CharacteristicID) -> String {
+        for p in s.peripherals.values {
+            if let (_, c) = p.characteristic(cid) {
+                return AssignedNumbers.characteristicName(c.uuid) ?? c.uuid.description
+            }
+        }
+        return cid.path
+    }
+}

@@ -1,0 +1,66 @@
+/// Keys to actions, per screen. Every key the app knows is here, and the help overlay
+/// lists `Keymap.help`.
+public enum Keymap {
+    public static func action(for key: Key, in state: AppState) -> Action? {
+        if state.input != nil { return inputAction(key) }
+        if state.showHelp {
+            switch key {
+            case .char("q"): return .quitRequested
+            case .resize: return nil
+            default: return .helpToggled   // any key closes help
+            }
+        }
+        switch key {
+        case .up, .char("k"): return .cursorMoved(.up)
+        case .down, .char("j"): return .cursorMoved(.down)
+        case .pageUp, .ctrl("b"): return .cursorMoved(.pageUp)
+        case .pageDown, .ctrl("f"), .char(" "): return .cursorMoved(.pageDown)
+        case .home, .char("g"): return .cursorMoved(.top)
+        case .end, .char("G"): return .cursorMoved(.bottom)
+        case .enter, .right, .char("l"): return .rowActivated
+        case .escape, .left, .char("h"), .backspace: return .backRequested
+        case .char("q"), .ctrl("c"): return .quitRequested
+        case .char("?"): return .helpToggled
+        case .char("R"): return .recordingToggled
+        case .char("s"): return .scanToggled
+        case .char("/"): return .filterStarted
+        case .char("o"): return .sortCycled
+        case .char("d"): return .disconnectRequested
+        case .char("r"): return .readRequested
+        case .char("w"): return .writeStarted
+        case .char("n"): return .notifyToggled
+        case .tab: return .collapseToggled
+        default: return nil
+        }
+    }
+
+    static func inputAction(_ key: Key) -> Action? {
+        switch key {
+        case .enter: return .inputSubmitted
+        case .escape, .ctrl("c"): return .inputCancelled
+        case .backspace, .delete: return .inputEdited(.deleteBackward)
+        case .ctrl("u"): return .inputEdited(.clear)
+        case let .char(c): return .inputEdited(.insert(String(c)))
+        default: return nil
+        }
+    }
+
+    /// (keys, what they do, where) for the help overlay.
+    public static let help: [(String, String)] = [
+        ("↑↓ j k", "move"),
+        ("PgUp PgDn g G", "page, top, bottom"),
+        ("Enter → l", "connect / open"),
+        ("Esc ← h", "back (scan list: clear filter)"),
+        ("/", "filter by name, address, UUID, company"),
+        ("o", "sort: RSSI, name, last seen, first seen"),
+        ("s", "scan on/off"),
+        ("d", "disconnect"),
+        ("Tab", "collapse/expand service"),
+        ("r", "read characteristic"),
+        ("w", "write: hex (01 ff) or \"text\""),
+        ("n", "notifications/indications on/off"),
+        ("R", "recording on/off"),
+        ("?", "this help"),
+        ("q Ctrl-C", "quit"),
+    ]
+}

@@ -1,0 +1,260 @@
+/// The one place where state changes. Pure: no I/O, no clock, no backend; what must
+/// happen outside comes back as `[Effect]`.
+public enum Reducer {
+    public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
+        switch action {
+        case .appStarted(let path):
+            var effects: [Effect] = s.scanWanted ? [.backend(.startScan)] : []
+            if let path { effects.append(.startRecording(path: path)) }
+            return effects
+        case .cursorMoved(let move):
+            moveCursor(&s, move)
+            return []
+        case .rowActivated:
+            return activateRow(&s)
+        case .backRequested:
+            return goBack(&s)
+        case .collapseToggled:
+            toggleCollapse(&s)
+            return []
+        case .disconnectRequested:
+            return requestDisconnect(&s)
+        case .scanToggled:
+            s.scanWanted.toggle()
+            return [.backend(s.scanWanted ? .startScan : .stopScan)]
+        case .sortCycled:
+            s.scan.sort = s.scan.sort.next
+            return []
+        case .filterStarted:
+            guard s.route == .scan else { return [] }
+            s.input = InputLine(purpose: .filter, text: s.scan.filter)
+            return []
+        case .inputEdited(let edit):
+            editInput(&s, edit)
+            return []
+        case .inputSubmitted:
+            return submitInput(&s)
+        case .inputCancelled:
+            if s.input?.purpose == .filter { s.scan.filter = "" }
+            s.input = nil
+            return []
+        case .readRequested:
+            guard let (p, c) = openCharacteristic(s) else { return [] }
+            return [.backend(.read(p, c.id))]
+        case .writeStarted:
+            guard let (p, c) = openCharacteristic(s) else { return [] }
+            s.input = InputLine(purpose: .write(p, c.id))
+            return []
+        case .notifyToggled:
+            guard let (p, c) = openCharacteristic(s) else { return [] }
+            return [.backend(.setNotify(p, c.id, !s.subscriptions.contains(c.id)))]
+        case .recordingToggled:
+            if case .on = s.recording { return [.stopRecording] }
+            return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl")]
+        case .helpToggled:
+            s.showHelp.toggle()
+            return []
+        case .quitRequested:
+            s.quitting = true
+            return [.quit]
+        case let .backend(event, at):
+            if at > s.now { s.now = at }
+            return BackendReducer.reduce(&s, event, at: at)
+        case .tick(let now):
+            s.now = now
+            expire(&s)
+            return []
+        case .recordingStarted(let path):
+            s.recording = .on(path: path)
+            s.alert = Alert(.info, "Recording to \(path)", at: s.now)
+            return []
+        case .recordingStopped:
+            if case let .on(path) = s.recording { s.alert = Alert(.info, "Recording saved: \(path)", at: s.now) }
+            s.recording = .off
+            return []
+        case .recordingFailed(let message):
+            s.recording = .off
+            fail(&s, "Recording stopped: \(message)")
+            return []
+        }
+    }
+
+    static func fail(_ s: inout AppState, _ message: String) {
+        s.lastError = message
+        s.alert = Alert(.error, message, at: s.now)
+    }
+
+    /// The characteristic whose screen is open.
+    static func openCharacteristic(_ s: AppState) -> (PeripheralID, GATTCharacteristic)? {
+        guard case let .characteristic(pid, cid) = s.route,
+              let (_, c) = s.peripherals[pid]?.characteristic(cid) else { return nil }
+        return (pid, c)
+    }
+
+    // MARK: Cursor and navigation
+
+    static let pageSize = 10
+
+    static func moved(_ index: Int, _ count: Int, _ move: CursorMove) -> Int {
+        guard count > 0 else { return 0 }
+        let target: Int
+        switch move {
+        case .up: target = index - 1
+        case .down: target = index + 1
+        case .pageUp: target = index - pageSize
+        case .pageDown: target = index + pageSize
+        case .top: target = 0
+        case .bottom: target = count - 1
+        }
+        return max(0, min(count - 1, target))
+    }
+
+    static func moveCursor(_ s: inout AppState, _ move: CursorMove) {
+        switch s.route {
+        case .scan:
+            let rows = ScanQuery.rows(s)
+            guard !rows.isEmpty else { return }
+            let i = rows.firstIndex { $0.id == s.scan.cursor } ?? 0
+            s.scan.cursor = rows[moved(i, rows.count, move)].id
+        case let .device(pid):
+            guard let p = s.peripherals[pid] else { return }
+            let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
+            guard !rows.isEmpty else { return }
+            let i = rows.firstIndex { $0.id == s.device.cursor } ?? 0
+            s.device.cursor = rows[moved(i, rows.count, move)].id
+        case let .characteristic(_, cid):
+            // History is shown newest first; moving down goes back in time.
+            let count = s.values[cid]?.history.count ?? 0
+            s.historyOffset = moved(s.historyOffset, count, move)
+        }
+    }
+
+    static func activateRow(_ s: inout AppState) -> [Effect] {
+        switch s.route {
+        case .scan:
+            let rows = ScanQuery.rows(s)
+            guard let p = rows.first(where: { $0.id == s.scan.cursor }) ?? rows.first else { return [] }
+            s.scan.cursor = p.id
+            return ConnectionReducer.connect(&s, p.id)
+        case let .device(pid):
+            guard let p = s.peripherals[pid] else { return [] }
+            let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
+            guard let row = rows.first(where: { $0.id == s.device.cursor }) ?? rows.first else { return [] }
+            s.device.cursor = row.id
+            switch row {
+            case .service:
+                toggleCollapse(&s)
+            case let .characteristic(_, c):
+                s.route = .characteristic(pid, c.id)
+                s.historyOffset = 0
+            }
+            return []
+        case .characteristic:
+            return []
+        }
+    }
+
+    static func goBack(_ s: inout AppState) -> [Effect] {
+        switch s.route {
+        case .scan:
+            if let pending = s.pendingConnection {
+                // Esc while connecting cancels the attempt.
+                return ConnectionReducer.disconnect(&s, pending)
+            }
+            s.scan.filter = ""
+            return []
+        case let .device(pid):
+            s.route = .scan
+            s.scan.cursor = pid
+            return []
+        case let .characteristic(pid, cid):
+            s.route = .device(pid)
+            s.device.cursor = cid
+            return []
+        }
+    }
+
+    static func toggleCollapse(_ s: inout AppState) {
+        guard case let .device(pid) = s.route, let p = s.peripherals[pid],
+              let cursor = s.device.cursor else { return }
+        // On a characteristic, Tab folds its service.
+        let service = p.services?.first { svc in
+            svc.id == cursor || svc.characteristics.contains { $0.id == cursor }
+        }
+        guard let service else { return }
+        if s.device.collapsed.contains(service.id) {
+            s.device.collapsed.remove(service.id)
+        } else {
+            s.device.collapsed.insert(service.id)
+            s.device.cursor = service.id
+        }
+    }
+
+    static func requestDisconnect(_ s: inout AppState) -> [Effect] {
+        let target: PeripheralID?
+        switch s.route {
+        case .scan: target = s.scan.cursor ?? ScanQuery.rows(s).first?.id
+        case let .device(pid), let .characteristic(pid, _): target = pid
+        }
+        guard let target else { return [] }
+        return ConnectionReducer.disconnect(&s, target)
+    }
+
+    // MARK: Input line
+
+    static func editInput(_ s: inout AppState, _ edit: InputEdit) {
+        guard var input = s.input else { return }
+        switch edit {
+        case let .insert(text): if input.text.count < 512 { input.text += text }
+        case .deleteBackward: if !input.text.isEmpty { input.text.removeLast() }
+        case .clear: input.text = ""
+        }
+        s.input = input
+        if input.purpose == .filter { s.scan.filter = input.text }  // the list filters as you type
+    }
+
+    static func submitInput(_ s: inout AppState) -> [Effect] {
+        guard let input = s.input else { return [] }
+        switch input.purpose {
+        case .filter:
+            s.input = nil
+            s.scan.filter = input.text
+            if !ScanQuery.rows(s).contains(where: { $0.id == s.scan.cursor }) {
+                s.scan.cursor = ScanQuery.rows(s).first?.id
+            }
+            return []
+        case let .write(pid, cid):
+            switch WriteValue.parse(input.text) {
+            case let .failure(error):
+                // Keep the line open so the user can fix it.
+                s.alert = Alert(.error, error.message, at: s.now)
+                return []
+            case let .success(bytes):
+                s.input = nil
+                let props = s.peripherals[pid]?.characteristic(cid)?.1.properties ?? []
+                let type: WriteType = !props.contains(.write) && props.contains(.writeWithoutResponse)
+                    ? .command : .request
+                return [.backend(.write(pid, cid, bytes, type))]
+            }
+        }
+    }
+
+    // MARK: Ageing
+
+    static func expire(_ s: inout AppState) {
+        var gone: [PeripheralID] = []
+        for (id, p) in s.peripherals where s.now - p.lastSeen > AppState.expireAfter
+            && !p.connection.isLinkUp && s.pendingConnection != id && !routeShows(s.route, id) {
+            gone.append(id)
+        }
+        for id in gone { s.peripherals.removeValue(forKey: id) }
+        if let a = s.alert, a.level == .info, s.now - a.at > 8 { s.alert = nil }
+    }
+
+    static func routeShows(_ route: Route, _ id: PeripheralID) -> Bool {
+        switch route {
+        case .scan: return false
+        case let .device(p), let .characteristic(p, _): return p == id
+        }
+    }
+}

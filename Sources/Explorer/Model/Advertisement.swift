@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// What a peripheral says about itself while advertising. Everything here is untrusted:
+/// it arrives from any device in radio range.
+public struct Advertisement: Equatable, Sendable {
+    public var localName: String?
+    public var serviceUUIDs: [BLEUUID]
+    /// Keyed by Bluetooth SIG company identifier (0x004C Apple, ...).
+    public var manufacturerData: [UInt16: Bytes]
+    public var serviceData: [BLEUUID: Bytes]
+    public var txPower: Int?
+    public var flags: UInt8?
+    public var appearance: UInt16?
+
+    public init(localName: String? = nil, serviceUUIDs: [BLEUUID] = [],
+                manufacturerData: [UInt16: Bytes] = [:], serviceData: [BLEUUID: Bytes] = [:],
+                txPower: Int? = nil, flags: UInt8? = nil, appearance: UInt16? = nil) {
+        self.localName = localName
+        self.serviceUUIDs = serviceUUIDs
+        self.manufacturerData = manufacturerData
+        self.serviceData = serviceData
+        self.txPower = txPower
+        self.flags = flags
+        self.appearance = appearance
+    }
+
+    /// Beacon formats found in this advertisement.
+    public var beacon: Beacon? { Beacon.decode(self) }
+
+    /// Later reports only carry what changed (BlueZ sends property changes): merge them.
+    public mutating func merge(_ other: Advertisement) {
+        if let n = other.localName { localName = n }
+        if !other.serviceUUIDs.isEmpty { serviceUUIDs = other.serviceUUIDs }
+        for (k, v) in other.manufacturerData { manufacturerData[k] = v }
+        for (k, v) in other.serviceData { serviceData[k] = v }
+        if let t = other.txPower { txPower = t }
+        if let f = other.flags { flags = f }
+        if let a = other.appearance { appearance = a }
+    }
+}
+
+public enum Beacon: Equatable, Sendable {
+    case iBeacon(uuid: BLEUUID, major: UInt16, minor: UInt16, measuredPower: Int)
+    case eddystoneUID(namespace: Bytes, instance: Bytes, txPower: Int)
+    case eddystoneURL(url: String, txPower: Int)
+    case eddystoneTLM(batteryMillivolts: Int, temperature: Double?, advCount: UInt32, uptimeTenths: UInt32)
+    case malformed(kind: String)
+
+    static let eddystoneService: BLEUUID = "FEAA"
+
+    public static func decode(_ adv: Advertisement) -> Beacon? {
+        if let apple = adv.manufacturerData[0x004C], apple.count >= 2, apple[0] == 0x02, apple[1] == 0x15 {
+            guard apple.count >= 23 else { return .malformed(kind: "iBeacon") }
+            let uuid = BLEUUID(bigEndianBytes: apple[2..<18])
+            return .iBeacon(uuid: uuid, major: be16(apple, 18), minor: be16(apple, 20),
+                            measuredPower: Int(Int8(bitPattern: apple[22])))
+        }
+        if let ed = adv.serviceData[eddystoneService], let frame = ed.first {
+            switch frame {
+            case 0x00:
+                guard ed.count >= 18 else { return .malformed(kind: "Eddystone-UID") }
+                return .eddystoneUID(namespace: Array(ed[2..<12]), instance: Array(ed[12..<18]),
+                                     txPower: Int(Int8(bitPattern: ed[1])))
+            case 0x10:
+                guard ed.count >= 3, let url = expandEddystoneURL(scheme: ed[2], encoded: ed[3...]) else {
+                    return .malformed(kind: "Eddystone-URL")
+                }
+                return .eddystoneURL(url: url, txPower: Int(Int8(bitPattern: ed[1])))
+            case 0x20:
+                guard ed.count >= 14, ed[1] == 0 else { return .malformed(kind: "Eddystone-TLM") }
+                let raw = Int16(bitPattern: be16(ed, 4))
+                let temp: Double? = raw == Int16(bitPattern: 0x8000) ? nil : Double(raw) / 256
+                return .eddystoneTLM(batteryMillivolts: Int(be16(ed, 2)), temperature: temp,
+                                     advCount: be32(ed, 6), uptimeTenths: be32(ed, 10))
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Estimated distance in metres from the measured power at 1 m (log-distance path
+    /// loss with exponent 2): a rough guide, as every beacon app shows.
+    public static func distance(rssi: Int, measuredPower: Int) -> Double {
+        let exponent = max(-6, min(6, Double(measuredPower - rssi) / 20))
+        return pow(10, exponent)
+    }
+
+    /// Short, single-line description for the scan list.
+    public var summary: String {
+        switch self {
+        case let .iBeacon(uuid, major, minor, power):
+            return "iBeacon \(uuid.canonical.prefix(8))… \(major)/\(minor) @1m \(power)"
+        case let .eddystoneUID(ns, inst, _):
+            return "Eddystone-UID \(hex(ns, separator: ""))/\(hex(inst, separator: ""))"
+        case let .eddystoneURL(url, _):
+            return "Eddystone-URL \(url)"
+        case let .eddystoneTLM(mv, temp, _, _):
+            let t = temp.map { " \(formatFixed($0, 1))°C" } ?? ""
+            return "Eddystone-TLM \(mv) mV\(t)"
+        case let .malformed(kind):
+            return "\(kind) (malformed)"
+        }
+    }
+}
+
+
+func be16(_ b: Bytes, _ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
+func be32(_ b: Bytes, _ i: Int) -> UInt32 {
+    UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+}
+func le16(_ b: Bytes, _ i: Int) -> UInt16 { UInt16(b[i]) | UInt16(b[i + 1]) << 8 }
+
+/// Eddystone-URL: a scheme byte, then text where bytes 0x00-0x0D expand to TLDs.
+func expandEddystoneURL(scheme: UInt8, encoded: ArraySlice<UInt8>) -> String? {
+    let schemes = ["http://www.", "https://www.", "http://", "https://"]
+    let codes = [".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
+                 ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov"]
+    guard Int(scheme) < schemes.count, encoded.count <= 17 else { return nil }
+    var url = schemes[Int(scheme)]
+    for b in encoded {
+        if Int(b) < codes.count { url += codes[Int(b)] }
+        else if b > 0x20 && b < 0x7F { url.append(Character(Unicode.Scalar(b))) }
+        else { return nil }
+    }
+    return url
+}
+
+/// `01 ff 3a` (or with another separator).
+public func hex(_ bytes: some Collection<UInt8>, separator: String = " ") -> String {
+    let digits = Array("0123456789abcdef")
+    var out = ""
+    out.reserveCapacity(bytes.count * (2 + separator.count))
+    var first = true
+    for b in bytes {
+        if !first { out += separator }
+        first = false
+        out.append(digits[Int(b >> 4)])
+        out.append(digits[Int(b & 0x0F)])
+    }
+    return out
+}
+
+/// Fixed-point formatting without Foundation: `formatFixed(21.456, 2) == "21.46"`.
+public func formatFixed(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return value.isNaN ? "NaN" : (value > 0 ? "+inf" : "-inf") }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    guard scaled < 1e17 else { return value > 0 ? "\(value)" : "\(value)" }
+    let n = Int64(scaled)
+    let intPart = n / Int64(scale)
+    var frac = String(n % Int64(scale))
+    while frac.count < decimals { frac = "0" + frac }
+    let sign = value < 0 && n != 0 ? "-" : ""
+    return decimals == 0 ? "\(sign)\(intPart)" : "\(sign)\(intPart).\(frac)"
+}

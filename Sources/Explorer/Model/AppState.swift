@@ -1,0 +1,110 @@
+public enum Route: Equatable, Sendable {
+    case scan
+    case device(PeripheralID)
+    case characteristic(PeripheralID, CharacteristicID)
+}
+
+public enum SortOrder: String, CaseIterable, Equatable, Sendable {
+    case rssi = "RSSI", name, lastSeen = "last seen", firstSeen = "first seen"
+    public var next: SortOrder {
+        let all = Self.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+}
+
+public struct Alert: Equatable, Sendable {
+    public enum Level: Equatable, Sendable { case info, warning, error }
+    public var level: Level
+    public var message: String
+    public var at: Timestamp
+    public init(_ level: Level, _ message: String, at: Timestamp) {
+        self.level = level; self.message = message; self.at = at
+    }
+}
+
+/// The one-line editor at the bottom of the screen.
+public struct InputLine: Equatable, Sendable {
+    public enum Purpose: Equatable, Sendable {
+        case filter
+        case write(PeripheralID, CharacteristicID)
+    }
+    public var purpose: Purpose
+    public var text: String
+    public init(purpose: Purpose, text: String = "") { self.purpose = purpose; self.text = text }
+}
+
+public enum ValueOrigin: String, Equatable, Sendable { case read, notify, write }
+
+public struct ValueEntry: Equatable, Sendable {
+    public var at: Timestamp
+    public var bytes: Bytes
+    public var origin: ValueOrigin
+}
+
+/// Latest value and bounded history of one characteristic.
+public struct ValueLog: Equatable, Sendable {
+    public static let capacity = 256
+    public private(set) var history: [ValueEntry] = []   // oldest first
+    public private(set) var count = 0                     // all entries ever seen
+    public init() {}
+    public var latest: ValueEntry? { history.last }
+    public mutating func append(_ e: ValueEntry) {
+        if history.count == Self.capacity { history.removeFirst(history.count / 4) }
+        history.append(e)
+        count += 1
+    }
+}
+
+public enum RecordingState: Equatable, Sendable {
+    case off
+    case on(path: String)
+}
+
+public struct ScanScreenState: Equatable, Sendable {
+    public var cursor: PeripheralID?
+    public var filter = ""
+    public var sort: SortOrder = .rssi
+}
+
+public struct DeviceScreenState: Equatable, Sendable {
+    /// Service or characteristic path under the cursor.
+    public var cursor: AttributeID?
+    public var collapsed: Set<AttributeID> = []
+}
+
+/// Everything the screens show. A plain value: the reducer changes it, screens read it.
+public struct AppState: Equatable, Sendable {
+    public var now: Timestamp
+    public var adapter = AdapterStatus(name: "", power: .absent, discovering: false)
+    /// True while the user wants a scan running (the adapter may lag behind).
+    public var scanWanted = true
+    public var peripherals: [PeripheralID: Peripheral] = [:]
+    public var route: Route = .scan
+    public var scan = ScanScreenState()
+    public var device = DeviceScreenState()
+    /// Scroll offset of the value history on the characteristic screen (0 = newest).
+    public var historyOffset = 0
+    /// The peripheral the user asked to connect to, until it is connected or gave up.
+    public var pendingConnection: PeripheralID?
+    public var values: [CharacteristicID: ValueLog] = [:]
+    public var subscriptions: Set<CharacteristicID> = []
+    public var input: InputLine?
+    public var alert: Alert?
+    public var lastError: String?
+    public var recording: RecordingState = .off
+    /// Where `R` records when no `--record` path was given.
+    public var recordingDefaultPath: String?
+    public var showHelp = false
+    public var quitting = false
+    public var backendKind = "simulated"
+
+    /// A device not heard for this long is marked stale, and removed after `expireAfter`.
+    public static let staleAfter = 10.0
+    public static let expireAfter = 60.0
+
+    public init(now: Timestamp) { self.now = now }
+
+    public func isStale(_ p: Peripheral) -> Bool {
+        !p.connection.isLinkUp && now - p.lastSeen > Self.staleAfter
+    }
+}

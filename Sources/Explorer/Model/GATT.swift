@@ -1,0 +1,68 @@
+public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let broadcast = Self(rawValue: 1 << 0)
+    public static let read = Self(rawValue: 1 << 1)
+    public static let writeWithoutResponse = Self(rawValue: 1 << 2)
+    public static let write = Self(rawValue: 1 << 3)
+    public static let notify = Self(rawValue: 1 << 4)
+    public static let indicate = Self(rawValue: 1 << 5)
+    public static let authenticatedSignedWrites = Self(rawValue: 1 << 6)
+    public static let reliableWrite = Self(rawValue: 1 << 7)
+
+    /// Names as BlueZ spells them in GattCharacteristic1.Flags, in display order.
+    public static let names: [(Self, String)] = [
+        (.read, "read"), (.write, "write"), (.writeWithoutResponse, "write-without-response"),
+        (.notify, "notify"), (.indicate, "indicate"), (.broadcast, "broadcast"),
+        (.authenticatedSignedWrites, "authenticated-signed-writes"), (.reliableWrite, "reliable-write"),
+    ]
+
+    public init(flags: [String]) {
+        var p: Self = []
+        for f in flags { if let m = Self.names.first(where: { $0.1 == f }) { p.insert(m.0) } }
+        self = p
+    }
+
+    public var flagNames: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+
+    /// Compact form for narrow columns: `R W Wn N I`.
+    public var short: String {
+        var parts: [String] = []
+        if contains(.read) { parts.append("read") }
+        if contains(.write) { parts.append("write") }
+        if contains(.writeWithoutResponse) { parts.append("write-no-rsp") }
+        if contains(.notify) { parts.append("notify") }
+        if contains(.indicate) { parts.append("indicate") }
+        return parts.joined(separator: " ")
+    }
+
+    public var canSubscribe: Bool { contains(.notify) || contains(.indicate) }
+}
+
+public struct GATTDescriptor: Equatable, Sendable, Identifiable {
+    public var id: AttributeID
+    public var uuid: BLEUUID
+    public init(id: AttributeID, uuid: BLEUUID) { self.id = id; self.uuid = uuid }
+}
+
+public struct GATTCharacteristic: Equatable, Sendable, Identifiable {
+    public var id: CharacteristicID
+    public var uuid: BLEUUID
+    public var properties: CharacteristicProperties
+    public var descriptors: [GATTDescriptor]
+    public init(id: CharacteristicID, uuid: BLEUUID, properties: CharacteristicProperties,
+                descriptors: [GATTDescriptor] = []) {
+        self.id = id; self.uuid = uuid; self.properties = properties; self.descriptors = descriptors
+    }
+}
+
+public struct GATTService: Equatable, Sendable, Identifiable {
+    public var id: AttributeID
+    public var uuid: BLEUUID
+    public var isPrimary: Bool
+    public var characteristics: [GATTCharacteristic]
+    public init(id: AttributeID, uuid: BLEUUID, isPrimary: Bool = true, characteristics: [GATTCharacteristic]) {
+        self.id = id; self.uuid = uuid; self.isPrimary = isPrimary; self.characteristics = characteristics
+    }
+}

@@ -1,0 +1,81 @@
+public enum ConnectionState: Equatable, Sendable {
+    case disconnected
+    case connecting(attempt: Int)
+    case resolvingServices
+    case connected
+    case disconnecting
+    case failed(reason: String)
+
+    public var isLinkUp: Bool {
+        switch self {
+        case .resolvingServices, .connected, .disconnecting: return true
+        case .disconnected, .connecting, .failed: return false
+        }
+    }
+
+    public var label: String {
+        switch self {
+        case .disconnected: return "disconnected"
+        case let .connecting(attempt): return attempt > 1 ? "connecting (attempt \(attempt))" : "connecting"
+        case .resolvingServices: return "resolving services"
+        case .connected: return "connected"
+        case .disconnecting: return "disconnecting"
+        case let .failed(reason): return "failed: \(reason)"
+        }
+    }
+}
+
+/// A fixed-capacity history of recent RSSI readings, oldest first.
+public struct RSSIHistory: Equatable, Sendable {
+    public static let capacity = 48
+    public private(set) var samples: [Int8] = []
+    public init() {}
+    public mutating func append(_ rssi: Int) {
+        if samples.count == Self.capacity { samples.removeFirst() }
+        samples.append(Int8(clamping: rssi))
+    }
+}
+
+public struct Peripheral: Equatable, Sendable, Identifiable {
+    public var id: PeripheralID
+    public var address: String
+    /// The name as the device gives it (GAP name or advertised local name): untrusted.
+    public var name: String?
+    public var rssi: Int?
+    /// True when the backend stopped reporting RSSI (scan off, out of range): the last
+    /// value is kept and shown as stale, never as 0 dBm.
+    public var rssiStale: Bool = false
+    public var rssiHistory = RSSIHistory()
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    public var connectable: Bool
+    public var advertisement: Advertisement
+    public var connection: ConnectionState = .disconnected
+    public var services: [GATTService]? = nil
+    public var mtu: Int? = nil
+
+    public init(id: PeripheralID, address: String, name: String?, rssi: Int?, seen: Timestamp,
+                connectable: Bool, advertisement: Advertisement) {
+        self.id = id
+        self.address = address
+        self.name = name
+        self.rssi = rssi
+        self.firstSeen = seen
+        self.lastSeen = seen
+        self.connectable = connectable
+        self.advertisement = advertisement
+        if let rssi { rssiHistory.append(rssi) }
+    }
+
+    public var displayName: String {
+        if let n = name, !n.isEmpty { return n }
+        return address
+    }
+
+    public func characteristic(_ id: CharacteristicID) -> (GATTService, GATTCharacteristic)? {
+        for s in services ?? [] {
+            if let c = s.characteristics.first(where: { $0.id == id }) { return (s, c) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,88 @@
+/// Builds one JSON object on one line, keys in the order given. The only place where
+/// untrusted text meets JSON: `escape` turns every control character into \uXXXX, so a
+/// device name can never break a line of a recording.
+public struct JSONLine {
+    private var out = "{"
+    private var first = true
+
+    public init() {}
+
+    private mutating func key(_ k: String) {
+        if !first { out += "," }
+        first = false
+        out += "\""
+        Self.escape(k, into: &out)
+        out += "\":"
+    }
+
+    public mutating func string(_ k: String, _ v: String?) {
+        guard let v else { return }
+        key(k)
+        out += "\""
+        Self.escape(v, into: &out)
+        out += "\""
+    }
+
+    public mutating func int(_ k: String, _ v: Int?) {
+        guard let v else { return }
+        key(k)
+        out += String(v)
+    }
+
+    public mutating func bool(_ k: String, _ v: Bool?) {
+        guard let v else { return }
+        key(k)
+        out += v ? "true" : "false"
+    }
+
+    public mutating func strings(_ k: String, _ v: [String]) {
+        key(k)
+        out += "["
+        for (i, s) in v.enumerated() {
+            if i > 0 { out += "," }
+            out += "\""
+            Self.escape(s, into: &out)
+            out += "\""
+        }
+        out += "]"
+    }
+
+    /// A nested object from (key, string value) pairs.
+    public mutating func stringMap(_ k: String, _ pairs: [(String, String)]) {
+        key(k)
+        var inner = JSONLine()
+        for (pk, pv) in pairs { inner.string(pk, pv) }
+        out += inner.finish()
+    }
+
+    /// Pre-built JSON (an object or array made with this type).
+    public mutating func raw(_ k: String, _ json: String) {
+        key(k)
+        out += json
+    }
+
+    public func finish() -> String { out + "}" }
+
+    public static func escape(_ s: String, into out: inout String) {
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
+                    || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                    let h = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+    }
+
+    /// `[ ... ]` of already-built JSON values.
+    public static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+}

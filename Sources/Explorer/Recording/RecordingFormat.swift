@@ -1,0 +1,184 @@
+/// The recording format (docs/recording.md, docs/recording.schema.json): JSON Lines, a
+/// header first, then one object per event, each with a wall-clock `t` in milliseconds.
+public enum RecordingFormat {
+    public static let version = 1
+
+    public struct Header: Sendable {
+        public var started: Timestamp
+        public var backend: String
+        public var adapter: String
+        public var seed: UInt64?
+        public init(started: Timestamp, backend: String, adapter: String, seed: UInt64?) {
+            self.started = started; self.backend = backend; self.adapter = adapter; self.seed = seed
+        }
+    }
+
+    public static func headerLine(_ h: Header) -> String {
+        var j = JSONLine()
+        j.string("type", "header")
+        j.int("format", version)
+        j.string("bleexplr", BleexplrVersion.current)
+        j.string("started", h.started.iso8601)
+        j.string("backend", h.backend)
+        j.string("adapter", h.adapter)
+        if let seed = h.seed { j.string("seed", String(seed)) }
+        return j.finish()
+    }
+
+    /// The line for an action, or nil when the action is not a recorded event.
+    /// `state` is the state after the action, used to name what paths point at.
+    public static func line(for action: Action, state: AppState) -> String? {
+        guard case let .backend(event, at) = action else { return nil }
+        var j = JSONLine()
+        j.string("t", at.iso8601)
+        switch event {
+        case let .adapterChanged(a):
+            j.string("type", "adapter")
+            j.string("adapter", a.name)
+            j.string("power", a.power.rawValue)
+            j.bool("discovering", a.discovering)
+        case let .advertisementReceived(r):
+            j.string("type", "advertisement")
+            j.string("address", r.address)
+            j.string("name", r.name)
+            j.int("rssi", r.rssi)
+            j.bool("connectable", r.connectable)
+            advertisement(&j, r.advertisement)
+        case let .rssiLost(id):
+            j.string("type", "rssi-lost")
+            j.string("address", id.rawValue)
+        case let .peripheralRemoved(id):
+            j.string("type", "removed")
+            j.string("address", id.rawValue)
+        case let .connecting(id, attempt):
+            connection(&j, id, "connecting")
+            j.int("attempt", attempt)
+        case let .connected(id):
+            connection(&j, id, "connected")
+        case let .servicesResolved(id, services, mtu):
+            j.string("type", "services")
+            j.string("address", id.rawValue)
+            j.int("mtu", mtu)
+            j.raw("services", JSONLine.array(services.map(serviceJSON)))
+        case let .connectFailed(id, error):
+            connection(&j, id, "failed")
+            self.error(&j, error)
+        case let .disconnected(id, reason):
+            connection(&j, id, "disconnected")
+            j.string("reason", reason.code)
+            j.string("message", reason.description)
+        case let .readCompleted(cid, result):
+            j.string("type", "read")
+            characteristic(&j, cid, state)
+            switch result {
+            case let .success(bytes): value(&j, cid, bytes, state)
+            case let .failure(e): error(&j, e)
+            }
+        case let .writeCompleted(cid, bytes, type, err):
+            j.string("type", "write")
+            characteristic(&j, cid, state)
+            j.string("writeType", type.rawValue)
+            j.string("hex", hex(bytes, separator: ""))
+            if let err { error(&j, err) }
+        case let .notifyChanged(cid, enabled, err):
+            j.string("type", "notify-state")
+            characteristic(&j, cid, state)
+            j.bool("enabled", enabled)
+            if let err { error(&j, err) }
+        case let .valueNotified(cid, bytes):
+            j.string("type", "notification")
+            characteristic(&j, cid, state)
+            value(&j, cid, bytes, state)
+        case let .scanFailed(e):
+            j.string("type", "error")
+            j.string("context", "scan")
+            error(&j, e)
+        case let .failure(e):
+            j.string("type", "error")
+            j.string("context", "backend")
+            error(&j, e)
+        }
+        return j.finish()
+    }
+
+    static func connection(_ j: inout JSONLine, _ id: PeripheralID, _ state: String) {
+        j.string("type", "connection")
+        j.string("address", id.rawValue)
+        j.string("state", state)
+    }
+
+    static func error(_ j: inout JSONLine, _ e: BackendError) {
+        j.stringMap("error", [("name", e.name), ("message", e.message)])
+    }
+
+    static func advertisement(_ j: inout JSONLine, _ a: Advertisement) {
+        j.string("localName", a.localName)
+        if !a.serviceUUIDs.isEmpty { j.strings("serviceUUIDs", a.serviceUUIDs.map(\.canonical)) }
+        if !a.manufacturerData.isEmpty {
+            j.stringMap("manufacturerData", a.manufacturerData.keys.sorted().map { k in
+                (companyKey(k), hex(a.manufacturerData[k]!, separator: ""))
+            })
+        }
+        if !a.serviceData.isEmpty {
+            j.stringMap("serviceData", a.serviceData.keys.sorted().map { ($0.canonical, hex(a.serviceData[$0]!, separator: "")) })
+        }
+        j.int("txPower", a.txPower)
+        j.int("flags", a.flags.map(Int.init))
+        j.int("appearance", a.appearance.map(Int.init))
+        if let b = a.beacon { j.string("beacon", b.summary) }
+    }
+
+    /// `004c`: four lowercase hex digits.
+    static func companyKey(_ k: UInt16) -> String {
+        let h = String(k, radix: 16)
+        return String(repeating: "0", count: 4 - h.count) + h
+    }
+
+    static func characteristic(_ j: inout JSONLine, _ cid: CharacteristicID, _ state: AppState) {
+        if let (pid, c) = find(cid, state) {
+            j.string("address", pid.rawValue)
+            j.string("uuid", c.uuid.canonical)
+            j.string("name", AssignedNumbers.characteristicName(c.uuid))
+        }
+        j.string("path", cid.path)
+    }
+
+    static func value(_ j: inout JSONLine, _ cid: CharacteristicID, _ bytes: Bytes, _ state: AppState) {
+        j.string("hex", hex(bytes, separator: ""))
+        if let (_, c) = find(cid, state) { j.string("decoded", ValueDecoder.decode(c.uuid, bytes)) }
+    }
+
+    static func find(_ cid: CharacteristicID, _ state: AppState) -> (PeripheralID, GATTCharacteristic)? {
+        for p in state.peripherals.values where p.services != nil {
+            if let (_, c) = p.characteristic(cid) { return (p.id, c) }
+        }
+        return nil
+    }
+
+    static func serviceJSON(_ s: GATTService) -> String {
+        var j = JSONLine()
+        j.string("uuid", s.uuid.canonical)
+        j.string("name", AssignedNumbers.serviceName(s.uuid))
+        j.string("path", s.id.path)
+        j.bool("primary", s.isPrimary)
+        j.raw("characteristics", JSONLine.array(s.characteristics.map { c in
+            var cj = JSONLine()
+            cj.string("uuid", c.uuid.canonical)
+            cj.string("name", AssignedNumbers.characteristicName(c.uuid))
+            cj.string("path", c.id.path)
+            cj.strings("properties", c.properties.flagNames)
+            cj.raw("descriptors", JSONLine.array(c.descriptors.map { d in
+                var dj = JSONLine()
+                dj.string("uuid", d.uuid.canonical)
+                dj.string("path", d.id.path)
+                return dj.finish()
+            }))
+            return cj.finish()
+        }))
+        return j.finish()
+    }
+}
+
+public enum BleexplrVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,61 @@
+/// Carries out the reducer's effects: commands to the backend, the recorder's file.
+/// Results come back as actions through the store.
+@MainActor
+public final class EffectRunner {
+    private let store: Store
+    private let backend: Backend
+    private let header: (Timestamp) -> RecordingFormat.Header
+    public private(set) var recorder: Recorder?
+    public var onQuit: (@MainActor () -> Void)?
+
+    public init(store: Store, backend: Backend, header: @escaping (Timestamp) -> RecordingFormat.Header) {
+        self.store = store
+        self.backend = backend
+        self.header = header
+        store.effectHandler = { [unowned self] in self.run($0) }
+        store.observers.append { [unowned self] action, state in
+            guard let recorder = self.recorder, let line = RecordingFormat.line(for: action, state: state) else { return }
+            recorder.append(line)
+        }
+    }
+
+    public func run(_ effect: Effect) {
+        switch effect {
+        case let .backend(command):
+            backend.execute(command)
+        case let .startRecording(path):
+            do {
+                let r = try Recorder(path: path, header: header(store.state.now))
+                recorder = r
+                // The recording starts with what is already known.
+                if store.state.adapter.power != .absent {
+                    r.append(RecordingFormat.line(for: .backend(.adapterChanged(store.state.adapter), at: store.state.now),
+                                                  state: store.state)!)
+                }
+                store.send(.recordingStarted(path: path))
+            } catch {
+                store.send(.recordingFailed(error.description))
+            }
+        case .stopRecording:
+            guard let r = recorder else { return }
+            recorder = nil
+            do { try r.close(); store.send(.recordingStopped) } catch { store.send(.recordingFailed(error.description)) }
+        case .quit:
+            onQuit?()
+        }
+    }
+
+    /// Writes buffered lines; called before the loop waits, so at most one write(2) per wakeup.
+    public func flush() {
+        guard let r = recorder else { return }
+        do { try r.flush() } catch {
+            recorder = nil
+            store.send(.recordingFailed(error.description))
+        }
+    }
+
+    public func finish() {
+        if let r = recorder { try? r.close() }
+        recorder = nil
+    }
+}

@@ -1,0 +1,189 @@
+/// The demo world's peripherals. Each one exercises a screen or a real use: the iTag
+/// button, a heart-rate strap, a thermometer, a chunked stream ending in "EOM", a link
+/// that drops, two beacons, and a device whose name tries to attack the terminal.
+enum DemoCatalog {
+    static let iBeaconUUID: BLEUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+    static let streamService: BLEUUID = "E20A39F4-73F5-4BC4-A12F-17D1AD07A961"
+    static let streamCharacteristic: BLEUUID = "08590F7E-DB05-467E-8757-72F6FAEB13D4"
+    static let flakyService: BLEUUID = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
+    static let evilName = "Evil\u{1B}[2J\u{1B}]0;pwned\u{07}\r\nName\u{9B}31m\u{7F}"
+
+    /// Builds GATT objects with BlueZ-like paths: /sim/dev_XX/serviceNNNN/charNNNN/descNNNN.
+    final class PathMaker {
+        let base: String
+        var handle = 0x000A
+        init(_ address: String) { base = "/sim/dev_" + address.replacingColons() }
+        func next() -> Int { handle += 1; return handle }
+        func service(_ uuid: BLEUUID, _ chars: (String) -> [SimCharacteristic]) -> SimService {
+            let path = base + "/service" + hex4(next())
+            return SimService(AttributeID(path), uuid, chars(path))
+        }
+        func char(_ servicePath: String, _ uuid: BLEUUID, _ props: CharacteristicProperties, _ value: Bytes,
+                  notify: NotifyBehaviour = .none, userDescription: Bool = false) -> SimCharacteristic {
+            let path = servicePath + "/char" + hex4(next())
+            var descriptors: [GATTDescriptor] = []
+            if props.canSubscribe {
+                descriptors.append(GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2902"))
+            }
+            if userDescription {
+                descriptors.append(GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2901"))
+            }
+            return SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
+        }
+        func battery(_ level: UInt8) -> SimService {
+            service("180F") { [self] s in
+                [char(s, "2A19", [.read, .notify], [level], notify: .periodic(period: 15, jitter: 5))]
+            }
+        }
+    }
+
+    static func devices() -> [SimDevice] {
+        var list: [SimDevice] = []
+
+        var m = PathMaker("FC:58:FA:1A:2B:3C")
+        list.append(SimDevice(
+            address: "FC:58:FA:1A:2B:3C", name: "Demo iTag", connectable: true,
+            advertisement: Advertisement(localName: "Demo iTag", serviceUUIDs: ["FFE0"], txPower: 0, flags: 0x06),
+            advInterval: 0.5, baseRSSI: -58, phase: 0.3,
+            services: [
+                m.service("FFE0") { [m] s in
+                    [m.char(s, "FFE1", [.read, .notify], [0x00], notify: .periodic(period: 5, jitter: 2), userDescription: true)]
+                },
+                m.service("1802") { [m] s in [m.char(s, "2A06", [.writeWithoutResponse], [0x00])] },
+                m.battery(87),
+            ]))
+
+        m = PathMaker("E4:1C:22:5D:90:11")
+        list.append(SimDevice(
+            address: "E4:1C:22:5D:90:11", name: "Demo HRM", connectable: true,
+            advertisement: Advertisement(localName: "Demo HRM", serviceUUIDs: ["180D", "180F"],
+                                         manufacturerData: [0x0059: [0x01, 0x02, 0x03]], flags: 0x06, appearance: 0x0341),
+            advInterval: 0.3, baseRSSI: -52, phase: 1.1,
+            services: [
+                m.service("180D") { [m] s in
+                    [m.char(s, "2A37", [.notify], [0x06, 72], notify: .periodic(period: 1, jitter: 0.05)),
+                     m.char(s, "2A38", [.read], [0x01]),
+                     m.char(s, "2A39", [.write], [])]
+                },
+                m.battery(64),
+                m.service("180A") { [m] s in
+                    [m.char(s, "2A29", [.read], Array("bleexplr labs".utf8)),
+                     m.char(s, "2A24", [.read], Array("HRM-2".utf8)),
+                     m.char(s, "2A26", [.read], Array("1.4.2".utf8))]
+                },
+            ]))
+
+        m = PathMaker("A4:C1:38:0B:7E:21")
+        list.append(SimDevice(
+            address: "A4:C1:38:0B:7E:21", name: "Demo Thermo", connectable: true,
+            advertisement: Advertisement(localName: "Demo Thermo", serviceUUIDs: ["181A"],
+                                         serviceData: ["181A": [0x5E, 0x08, 0x2C, 0x15]], flags: 0x06),
+            advInterval: 1.0, baseRSSI: -71, phase: 2.0,
+            services: [
+                m.service("181A") { [m] s in
+                    [m.char(s, "2A6E", [.read, .notify], [0x66, 0x08], notify: .periodic(period: 2, jitter: 0.2)),
+                     m.char(s, "2A6F", [.read, .notify], [0x2C, 0x15], notify: .periodic(period: 2, jitter: 0.2))]
+                },
+                m.battery(93),
+            ]))
+
+        m = PathMaker("5C:F3:70:8A:00:42")
+        list.append(SimDevice(
+            address: "5C:F3:70:8A:00:42", name: "Demo Stream", connectable: true,
+            advertisement: Advertisement(localName: "Demo Stream", serviceUUIDs: [streamService], flags: 0x06),
+            advInterval: 0.4, baseRSSI: -64, phase: 0.7,
+            services: [
+                m.service(streamService) { [m] s in
+                    [m.char(s, streamCharacteristic, [.notify], [],
+                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: true)]
+                },
+            ]))
+
+        m = PathMaker("D0:0D:F1:A4:11:07")
+        list.append(SimDevice(
+            address: "D0:0D:F1:A4:11:07", name: "Demo Flaky", connectable: true,
+            advertisement: Advertisement(localName: "Demo Flaky", serviceUUIDs: [flakyService], flags: 0x06),
+            advInterval: 0.7, baseRSSI: -83, phase: 1.7,
+            services: [
+                m.service(flakyService) { [m] s in
+                    [m.char(s, "6E400002-B5A3-F393-E0A9-E50E24DCCA9E", [.write, .writeWithoutResponse], []),
+                     m.char(s, "6E400003-B5A3-F393-E0A9-E50E24DCCA9E", [.notify], [],
+                            notify: .periodic(period: 1.5, jitter: 0.5))]
+                },
+                m.battery(12),
+            ],
+            link: LinkBehaviour(abortFirstAttempt: true, dropAfter: 8)))
+
+        var beacon: Bytes = [0x02, 0x15]
+        beacon += uuidBytes(iBeaconUUID) + [0x00, 0x01, 0x00, 0x2A, 0xC5]  // major 1, minor 42, -59 dBm
+        list.append(SimDevice(
+            address: "6B:2E:91:3C:4D:5E", name: nil, connectable: false,
+            advertisement: Advertisement(manufacturerData: [0x004C: beacon], flags: 0x04),
+            advInterval: 0.35, baseRSSI: -67, phase: 0.2, services: []))
+
+        let url: Bytes = [0x10, 0xEB, 0x03] + Array("example".utf8) + [0x07]  // https://example.com
+        list.append(SimDevice(
+            address: "C3:7A:22:10:9B:01", name: nil, connectable: false,
+            advertisement: Advertisement(serviceUUIDs: ["FEAA"], serviceData: ["FEAA": url], flags: 0x06),
+            advInterval: 0.6, baseRSSI: -76, phase: 2.6, services: []))
+
+        m = PathMaker("DE:AD:BE:EF:00:1B")
+        list.append(SimDevice(
+            address: "DE:AD:BE:EF:00:1B", name: evilName, connectable: true,
+            advertisement: Advertisement(localName: evilName, manufacturerData: [0xFFFF: Array("\u{1B}[2J".utf8)]),
+            advInterval: 1.2, baseRSSI: -88, phase: 0.9,
+            services: [m.battery(50)]))
+
+        // Unnamed devices, as found anywhere: often the interesting ones.
+        list.append(SimDevice(
+            address: "4A:11:9C:E0:5B:77", name: nil, connectable: true,
+            advertisement: Advertisement(manufacturerData: [0x004C: [0x10, 0x05, 0x0B, 0x1C, 0x6F, 0x2A, 0x91]], flags: 0x1A),
+            advInterval: 0.25, baseRSSI: -79, phase: 1.3, services: []))
+        list.append(SimDevice(
+            address: "33:E8:0F:62:A9:C4", name: nil, connectable: false,
+            advertisement: Advertisement(manufacturerData: [0x0006: [0x01, 0x09, 0x20, 0x22, 0x9D, 0x4B]]),
+            advInterval: 1.1, baseRSSI: -91, phase: 0.5, services: []))
+        return list
+    }
+
+    /// `count` more anonymous devices, for benchmarks with a crowded room.
+    static func crowd(_ count: Int, rng: inout SeededRandom) -> [SimDevice] {
+        (0..<count).map { i in
+            let address = "02:00:" + hex4(i >> 16 & 0xFFFF).pairs() + ":" + hex4(i & 0xFFFF).pairs()
+            return SimDevice(
+                address: address, name: i % 3 == 0 ? "Sensor \(i)" : nil, connectable: i % 2 == 0,
+                advertisement: Advertisement(manufacturerData: [UInt16(i % 7): [UInt8(i & 0xFF), 0x01]]),
+                advInterval: rng.uniform(0.1, 1.5), baseRSSI: rng.uniform(-98, -45),
+                phase: rng.uniform(0, 6.28), services: [])
+        }
+    }
+
+    static func uuidBytes(_ u: BLEUUID) -> Bytes {
+        let digits = Array(u.canonical.replacingDashes())
+        return stride(from: 0, to: 32, by: 2).map { UInt8(String(digits[$0..<$0 + 2]), radix: 16)! }
+    }
+
+    static let streamText: String = {
+        var lines = ["bleexplr demo stream: a long text sent as 20-byte notifications, then EOM.", ""]
+        for i in 1...40 {
+            lines.append("Line \(i): The quick brown fox jumps over the lazy dog. 0123456789")
+        }
+        lines.append("-- end of message --")
+        return lines.joined(separator: "\n")
+    }()
+}
+
+func hex4(_ v: Int) -> String {
+    let h = String(v, radix: 16)
+    return String(repeating: "0", count: max(0, 4 - h.count)) + h
+}
+
+extension String {
+    func replacingColons() -> String { String(map { $0 == ":" ? "_" : $0 }) }
+    func replacingDashes() -> String { String(filter { $0 != "-" }) }
+    /// "0a1b" -> "0A:1B"
+    func pairs() -> String {
+        let u = Array(uppercased())
+        return stride(from: 0, to: u.count, by: 2).map { String(u[$0..<min($0 + 2, u.count)]) }.joined(separator: ":")
+    }
+}

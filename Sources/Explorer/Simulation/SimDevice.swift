@@ -1,0 +1,100 @@
+/// A seeded pseudo-random generator (SplitMix64): the same seed gives the same world.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    public mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
+        lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
+    }
+    /// Roughly normal (sum of uniforms), for RSSI noise.
+    public mutating func gaussian(_ sigma: Double) -> Double {
+        var s = 0.0
+        for _ in 0..<4 { s += uniform(-1, 1) }
+        return s * sigma * 0.866
+    }
+}
+
+/// How a simulated characteristic produces notifications once subscribed.
+enum NotifyBehaviour: Equatable {
+    case none
+    /// A new value every `period` seconds (± jitter), from `SimulatedWorld.nextValue`.
+    case periodic(period: Double, jitter: Double)
+    /// `text` in 20-byte chunks every `chunkInterval`, then "EOM"; again after `pause`.
+    case stream(text: String, chunkInterval: Double, pause: Double)
+}
+
+final class SimCharacteristic {
+    let id: CharacteristicID
+    let uuid: BLEUUID
+    let properties: CharacteristicProperties
+    var value: Bytes
+    let notify: NotifyBehaviour
+    var descriptors: [GATTDescriptor]
+    var notifying = false
+    var generation = 0   // bumps on every subscribe/unsubscribe: stale timers check it
+
+    init(_ id: CharacteristicID, _ uuid: BLEUUID, _ properties: CharacteristicProperties, value: Bytes,
+         notify: NotifyBehaviour = .none, descriptors: [GATTDescriptor]) {
+        self.id = id; self.uuid = uuid; self.properties = properties; self.value = value
+        self.notify = notify; self.descriptors = descriptors
+    }
+}
+
+final class SimService {
+    let id: AttributeID
+    let uuid: BLEUUID
+    let characteristics: [SimCharacteristic]
+    init(_ id: AttributeID, _ uuid: BLEUUID, _ characteristics: [SimCharacteristic]) {
+        self.id = id; self.uuid = uuid; self.characteristics = characteristics
+    }
+}
+
+/// How a simulated link behaves.
+struct LinkBehaviour: Equatable {
+    /// The first attempt fails like BlueZ's `le-connection-abort-by-local`, then a retry.
+    var abortFirstAttempt = false
+    /// The peripheral drops the link this many seconds after services are resolved.
+    var dropAfter: Double? = nil
+}
+
+final class SimDevice {
+    let id: PeripheralID
+    let name: String?
+    let connectable: Bool
+    let advertisement: Advertisement
+    let advInterval: Double
+    var baseRSSI: Double
+    let phase: Double
+    let services: [SimService]
+    let link: LinkBehaviour
+    var connected = false
+    var linkGeneration = 0
+
+    init(address: String, name: String?, connectable: Bool, advertisement: Advertisement,
+         advInterval: Double, baseRSSI: Double, phase: Double, services: [SimService],
+         link: LinkBehaviour = LinkBehaviour()) {
+        id = PeripheralID(address)
+        self.name = name; self.connectable = connectable; self.advertisement = advertisement
+        self.advInterval = advInterval; self.baseRSSI = baseRSSI; self.phase = phase
+        self.services = services; self.link = link
+    }
+
+    var gatt: [GATTService] {
+        services.map { s in
+            GATTService(id: s.id, uuid: s.uuid, characteristics: s.characteristics.map {
+                GATTCharacteristic(id: $0.id, uuid: $0.uuid, properties: $0.properties, descriptors: $0.descriptors)
+            })
+        }
+    }
+
+    func characteristic(_ id: CharacteristicID) -> SimCharacteristic? {
+        for s in services { if let c = s.characteristics.first(where: { $0.id == id }) { return c } }
+        return nil
+    }
+}

@@ -1,0 +1,271 @@
+/// A scripted Bluetooth world on its own clock (seconds from 0). `advance(to:)` returns
+/// the events that happened up to that time; commands are answered later, like BlueZ
+/// answers them. The same seed and the same commands at the same times give the same
+/// events: the demo, the tests and the screenshots all run on it.
+public final class SimulatedWorld {
+    public let adapterName = "sim0"
+    private var rng: SeededRandom
+    private let devices: [SimDevice]
+    private let byID: [PeripheralID: SimDevice]
+    private var scanning = false
+    private var jobs: [(time: Double, seq: Int, run: (Double) -> Void)] = []
+    private var seq = 0
+    private var out: [(Double, BackendEvent)] = []
+    private(set) public var now = 0.0
+
+    public init(seed: UInt64, crowd: Int = 0) {
+        rng = SeededRandom(seed: seed)
+        var all = DemoCatalog.devices()
+        all += DemoCatalog.crowd(crowd, rng: &rng)
+        devices = all
+        byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        emit(0, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: false)))
+        for d in devices {
+            let first = rng.uniform(0.05, d.advInterval)
+            schedule(first) { [unowned self] t in self.advertise(d, t) }
+        }
+    }
+
+    /// The time of the next scheduled happening, if any.
+    public var nextDue: Double? { jobs.first?.time }
+
+    public func advance(to t: Double) -> [(Double, BackendEvent)] {
+        while let first = jobs.first, first.time <= t {
+            jobs.removeFirst()
+            now = first.time
+            first.run(first.time)
+        }
+        now = max(now, t)
+        defer { out.removeAll(keepingCapacity: true) }
+        return out
+    }
+
+    // MARK: Commands
+
+    public func handle(_ command: BackendCommand, at t: Double) {
+        now = max(now, t)
+        switch command {
+        case .startScan:
+            scanning = true
+            emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: true)))
+        case .stopScan:
+            scanning = false
+            emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: false)))
+            for d in devices where !d.connected { emit(t, .rssiLost(d.id)) }
+        case let .connect(id):
+            connect(id, t)
+        case let .disconnect(id):
+            guard let d = byID[id] else { return }
+            let gen = bumpLink(d)
+            schedule(t + 0.15) { [unowned self] t in
+                guard d.linkGeneration == gen else { return }
+                self.dropLink(d, .local, t)
+            }
+        case let .read(id, cid):
+            withCharacteristic(id, cid, t) { d, c, t in
+                if !c.properties.contains(.read) {
+                    return .readCompleted(cid, .failure(.notPermitted("Read not permitted")))
+                }
+                return .readCompleted(cid, .success(c.value))
+            }
+        case let .write(id, cid, bytes, type):
+            withCharacteristic(id, cid, t) { d, c, t in
+                let allowed = type == .request ? c.properties.contains(.write) : c.properties.contains(.writeWithoutResponse)
+                if !allowed {
+                    return .writeCompleted(cid, bytes, type, .notPermitted("Write not permitted"))
+                }
+                if c.uuid == "2A39", bytes != [0x01] {
+                    return .writeCompleted(cid, bytes, type,
+                                           .failed("Operation failed with ATT error: 0x80 (Control Point Not Supported)"))
+                }
+                if bytes.count > 512 {
+                    return .writeCompleted(cid, bytes, type, .invalidValueLength("Invalid Length"))
+                }
+                c.value = bytes
+                return .writeCompleted(cid, bytes, type, nil)
+            }
+        case let .setNotify(id, cid, on):
+            withCharacteristic(id, cid, t) { [unowned self] d, c, t in
+                guard c.properties.canSubscribe else {
+                    return .notifyChanged(cid, enabled: on, .notSupported("Operation is not supported"))
+                }
+                c.generation += 1
+                c.notifying = on
+                if on { self.startNotifying(d, c, t) }
+                return .notifyChanged(cid, enabled: on, nil)
+            }
+        }
+    }
+
+    /// A press on the demo iTag (on demand: SIGUSR1 in the demo, or a test).
+    public func pressButton(at t: Double) {
+        now = max(now, t)
+        guard let d = devices.first(where: { $0.name == "Demo iTag" }), d.connected,
+              let c = d.services.first?.characteristics.first, c.notifying else { return }
+        c.value = [0x01]
+        emit(t, .valueNotified(c.id, [0x01]))
+    }
+
+    // MARK: Behaviour
+
+    private func advertise(_ d: SimDevice, _ t: Double) {
+        // BLE adds 0-10 ms of random delay to each advertising event.
+        schedule(t + d.advInterval + rng.uniform(0, 0.01)) { [unowned self] t in self.advertise(d, t) }
+        guard scanning, !d.connected, rng.uniform(0, 1) < 0.85 else { return }  // some reports are missed
+        let wave = 3 * sinApprox(t / 7 + d.phase)
+        let rssi = Int((d.baseRSSI + wave + rng.gaussian(2.5)).rounded())
+        emit(t, .advertisementReceived(AdvertisementReport(
+            id: d.id, address: d.id.rawValue, name: d.name, rssi: max(-110, min(-20, rssi)),
+            connectable: d.connectable, advertisement: d.advertisement)))
+    }
+
+    private func connect(_ id: PeripheralID, _ t: Double) {
+        guard let d = byID[id], d.connectable else {
+            schedule(t + 0.05) { [unowned self] t in
+                self.emit(t, .connectFailed(id, .failed("Device is not connectable")))
+            }
+            return
+        }
+        let gen = bumpLink(d)
+        emit(t, .connecting(id, attempt: 1))
+        var at = t + rng.uniform(0.4, 0.9)
+        if d.link.abortFirstAttempt {
+            // BlueZ's transient failure; the backend retries once, as the BlueZ one does.
+            schedule(at) { [unowned self] t in
+                guard d.linkGeneration == gen else { return }
+                self.emit(t, .connecting(id, attempt: 2))
+            }
+            at += rng.uniform(0.4, 0.9)
+        }
+        schedule(at) { [unowned self] t in
+            guard d.linkGeneration == gen else { return }
+            d.connected = true
+            self.emit(t, .connected(id))
+        }
+        at += rng.uniform(0.2, 0.5)
+        schedule(at) { [unowned self] t in
+            guard d.linkGeneration == gen else { return }
+            self.emit(t, .servicesResolved(id, d.gatt, mtu: 247))
+            if let after = d.link.dropAfter {
+                self.schedule(t + after) { [unowned self] t in
+                    guard d.linkGeneration == gen else { return }
+                    _ = self.bumpLink(d)
+                    self.dropLink(d, .timeout, t)
+                }
+            }
+        }
+    }
+
+    private func bumpLink(_ d: SimDevice) -> Int {
+        d.linkGeneration += 1
+        return d.linkGeneration
+    }
+
+    private func dropLink(_ d: SimDevice, _ reason: DisconnectReason, _ t: Double) {
+        d.connected = false
+        for s in d.services { for c in s.characteristics { c.notifying = false; c.generation += 1 } }
+        emit(t, .disconnected(d.id, reason))
+    }
+
+    /// Runs `body` for a connected device's characteristic after a realistic delay, or
+    /// answers NotConnected like BlueZ does.
+    private func withCharacteristic(_ id: PeripheralID, _ cid: CharacteristicID, _ t: Double,
+                                    _ body: @escaping (SimDevice, SimCharacteristic, Double) -> BackendEvent) {
+        let delay = rng.uniform(0.02, 0.08)
+        schedule(t + delay) { [unowned self] t in
+            guard let d = self.byID[id], d.connected else {
+                self.emit(t, .failure(.notConnected("Not Connected")))
+                return
+            }
+            guard let c = d.characteristic(cid) else {
+                self.emit(t, .failure(.failed("No such characteristic: \(cid.path)")))
+                return
+            }
+            self.emit(t, body(d, c, t))
+        }
+    }
+
+    private func startNotifying(_ d: SimDevice, _ c: SimCharacteristic, _ t: Double) {
+        let gen = c.generation
+        switch c.notify {
+        case .none:
+            break
+        case let .periodic(period, jitter):
+            func tick(_ t: Double) {
+                guard c.generation == gen, d.connected else { return }
+                c.value = nextValue(c)
+                emit(t, .valueNotified(c.id, c.value))
+                schedule(t + period + rng.uniform(-jitter, jitter)) { tick($0) }
+            }
+            schedule(t + period * rng.uniform(0.3, 1)) { tick($0) }
+        case let .stream(text, interval, pause):
+            let chunks = chunked(Array(text.utf8), 20) + [Array("EOM".utf8)]
+            func send(_ i: Int, _ t: Double) {
+                guard c.generation == gen, d.connected else { return }
+                emit(t, .valueNotified(c.id, chunks[i]))
+                if i + 1 < chunks.count {
+                    schedule(t + interval) { send(i + 1, $0) }
+                } else {
+                    schedule(t + pause) { send(0, $0) }
+                }
+            }
+            schedule(t + 0.5) { send(0, $0) }
+        }
+    }
+
+    /// The next notified value of a periodic characteristic: a random walk around the
+    /// previous one, in each characteristic's own format.
+    private func nextValue(_ c: SimCharacteristic) -> Bytes {
+        switch c.uuid.shortValue {
+        case 0x2A37:
+            let last = c.value.count > 1 ? Int(c.value[1]) : 72
+            let bpm = max(55, min(140, last + Int(rng.uniform(-3, 3.99))))
+            if rng.uniform(0, 1) < 0.4 {
+                let rr = UInt16(61440 / bpm)  // 60 s in 1/1024 s
+                return [0x16, UInt8(bpm), UInt8(rr & 0xFF), UInt8(rr >> 8)]
+            }
+            return [0x06, UInt8(bpm)]
+        case 0x2A19:
+            let level = c.value.first ?? 80
+            return [rng.uniform(0, 1) < 0.3 && level > 1 ? level - 1 : level]
+        case 0x2A6E, 0x2A6F:
+            let last = c.value.count == 2 ? Int(Int16(bitPattern: le16(c.value, 0))) : 2150
+            let next = Int16(clamping: last + Int(rng.uniform(-15, 15)))
+            let u = UInt16(bitPattern: next)
+            return [UInt8(u & 0xFF), UInt8(u >> 8)]
+        case 0xFFE1:
+            return [0x01]
+        default:
+            let n = (c.value.first ?? 0) &+ 1
+            return [n]
+        }
+    }
+
+    // MARK: Scheduling
+
+    private func schedule(_ time: Double, _ run: @escaping (Double) -> Void) {
+        seq += 1
+        let job = (time: time, seq: seq, run: run)
+        // Binary search: the queue can hold thousands of advertising jobs.
+        var lo = 0, hi = jobs.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if jobs[mid].time <= time { lo = mid + 1 } else { hi = mid }
+        }
+        jobs.insert(job, at: lo)
+    }
+
+    private func emit(_ t: Double, _ e: BackendEvent) { out.append((t, e)) }
+}
+
+func chunked(_ bytes: Bytes, _ size: Int) -> [Bytes] {
+    stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
+}
+
+/// sin without Foundation, good enough for RSSI waves.
+func sinApprox(_ x: Double) -> Double {
+    var y = x.truncatingRemainder(dividingBy: 2 * Double.pi)
+    if y > Double.pi { y -= 2 * Double.pi } else if y < -Double.pi { y += 2 * Double.pi }
+    let y2 = y * y
+    return y * (1 - y2 / 6 * (1 - y2 / 20 * (1 - y2 / 42 * (1 - y2 / 72))))
+}

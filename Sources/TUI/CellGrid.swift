@@ -1,0 +1,140 @@
+import Explorer
+
+public enum Color: UInt8, Sendable {
+    case normal = 0, red, green, yellow, blue, magenta, cyan, gray
+}
+
+public struct Style: Hashable, Sendable {
+    public var color: Color = .normal
+    public var bold = false
+    public var dim = false
+    public var reverse = false
+    public var underline = false
+    public init(color: Color = .normal, bold: Bool = false, dim: Bool = false, reverse: Bool = false,
+                underline: Bool = false) {
+        self.color = color; self.bold = bold; self.dim = dim; self.reverse = reverse; self.underline = underline
+    }
+    public static let plain = Style()
+    public static let title = Style(bold: true)
+    public static let bar = Style(reverse: true)
+    public static let selected = Style(reverse: true)
+    public static let dimmed = Style(dim: true)
+    public static let error = Style(color: .red, bold: true)
+    public static let warning = Style(color: .yellow)
+    public static let good = Style(color: .green)
+    public static let accent = Style(color: .cyan)
+}
+
+public struct Cell: Equatable, Sendable {
+    /// One grapheme; "" in the cell right of a double-width character.
+    public var text: String
+    public var style: Style
+    public static let blank = Cell(text: " ", style: .plain)
+}
+
+/// What screens draw into: a grid of cells. Every piece of text goes through `put`, the
+/// one place where untrusted text meets the terminal: control characters (C0, DEL, C1)
+/// become visible symbols, so a device name can never move the cursor or clear the screen.
+public struct CellGrid: Equatable, Sendable {
+    public let width: Int
+    public let height: Int
+    public private(set) var cells: [Cell]
+
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        cells = Array(repeating: .blank, count: self.width * self.height)
+    }
+
+    public subscript(x: Int, y: Int) -> Cell { cells[y * width + x] }
+
+    /// Writes `text` at (x, y), clipped to `maxWidth` columns (and the grid). Returns the
+    /// number of columns used.
+    @discardableResult
+    public mutating func put(_ text: String, x: Int, y: Int, style: Style = .plain, maxWidth: Int? = nil) -> Int {
+        guard y >= 0, y < height, x < width else { return 0 }
+        let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
+        var col = x
+        for ch in text {
+            for (shown, w) in Self.displayUnits(ch) {
+                if col + w > limit { return col - x }
+                if col >= 0 {
+                    cells[y * width + col] = Cell(text: shown, style: style)
+                    if w == 2 { cells[y * width + col + 1] = Cell(text: "", style: style) }
+                }
+                col += w
+            }
+        }
+        return col - x
+    }
+
+    /// Fills a row segment with a style (keeps text), e.g. a selection bar.
+    public mutating func paint(y: Int, x: Int = 0, width w: Int? = nil, style: Style) {
+        guard y >= 0, y < height else { return }
+        let end = min(width, x + (w ?? width))
+        for col in max(0, x)..<max(max(0, x), end) { cells[y * width + col].style = style }
+    }
+
+    /// Fills a rectangle with blanks in a style.
+    public mutating func clear(x: Int, y: Int, width w: Int, height h: Int, style: Style = .plain) {
+        for row in max(0, y)..<min(height, y + h) {
+            for col in max(0, x)..<min(width, x + w) { cells[row * width + col] = Cell(text: " ", style: style) }
+        }
+    }
+
+    /// The grid as text lines, trailing spaces removed: what tests compare.
+    public func lines() -> [String] {
+        (0..<height).map { y in
+            var s = ""
+            for x in 0..<width { s += cells[y * width + x].text }
+            while s.last == " " { s.removeLast() }
+            return s
+        }
+    }
+
+    /// What a grapheme looks like on screen, as (text, columns) units. A control
+    /// character becomes its visible Unicode "control picture" (ESC -> ␛, CR LF -> ␍␊);
+    /// C1 controls and bidi overrides (which reorder the rest of a line) become "�".
+    static func displayUnits(_ ch: Character) -> [(String, Int)] {
+        if ch.isASCII, let v = ch.asciiValue, v >= 0x20, v < 0x7F { return [(String(ch), 1)] }
+        if !ch.unicodeScalars.contains(where: isUnsafe) {
+            let w = columns(ch)
+            return w == 0 ? [] : [(String(ch), w)]
+        }
+        return ch.unicodeScalars.compactMap { sc in
+            let v = sc.value
+            if v < 0x20 { return (String(Unicode.Scalar(0x2400 + v)!), 1) }
+            if v == 0x7F { return ("\u{2421}", 1) }
+            if isUnsafe(sc) { return ("\u{FFFD}", 1) }
+            let w = columns(Character(sc))
+            return w == 0 ? nil : (String(sc), w)
+        }
+    }
+
+    static func isUnsafe(_ sc: Unicode.Scalar) -> Bool {
+        let v = sc.value
+        return v < 0x20 || v == 0x7F || (0x80..<0xA0).contains(v) || (0x202A...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F
+    }
+
+    /// Terminal columns of a grapheme: 2 for East Asian wide and emoji, 0 for a lone
+    /// combining mark, 1 otherwise. Locale-independent, so tests match the terminal.
+    public static func columns(_ ch: Character) -> Int {
+        guard let v = ch.unicodeScalars.first?.value else { return 0 }
+        if v < 0x300 { return 1 }
+        if (0x300...0x36F).contains(v) || (0x200B...0x200D).contains(v) || v == 0xFE0F { return 0 }
+        if (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
+            || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xA000...0xA4CF).contains(v)
+            || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v)
+            || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1F64F).contains(v)
+            || (0x1F900...0x1F9FF).contains(v) || (0x20000...0x3FFFD).contains(v) {
+            return 2
+        }
+        return 1
+    }
+
+    /// Columns a string takes once drawn.
+    public static func columns(of s: String) -> Int {
+        s.reduce(0) { total, ch in total + displayUnits(ch).reduce(0) { $0 + $1.1 } }
+    }
+}

@@ -1,0 +1,62 @@
+import Explorer
+
+/// One characteristic: its latest value as hex, text and decoded meaning, and the
+/// history of values, newest first, scrolling live.
+enum CharacteristicScreen {
+    static let hints = "r read · w write · n notify · ↑↓ history · Esc back · ? help"
+
+    static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
+        guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
+        var x = g.put(Names.characteristic(c.uuid), x: 1, y: 1, style: .title)
+        g.put("  " + c.uuid.description, x: x + 1, y: 1, style: .accent)
+        x = g.put("Service ", x: 1, y: 2, style: .dimmed)
+        x += g.put("\(Names.service(svc.uuid)) (\(svc.uuid))", x: 1 + x, y: 2)
+        x += g.put("   Properties ", x: 1 + x, y: 2, style: .dimmed)
+        x += g.put(c.properties.flagNames.joined(separator: ", "), x: 1 + x, y: 2)
+        if c.properties.canSubscribe {
+            let on = s.subscriptions.contains(cid)
+            x += g.put("   Notify ", x: 1 + x, y: 2, style: .dimmed)
+            g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
+        }
+        let descriptors = c.descriptors.map { AssignedNumbers.descriptorName($0.uuid).map { n in "\(n)" } ?? $0.uuid.description }
+        if !descriptors.isEmpty {
+            x = g.put("Descriptors ", x: 1, y: 3, style: .dimmed)
+            g.put(descriptors.joined(separator: ", "), x: 1 + x, y: 3, maxWidth: g.width - x - 2)
+        }
+
+        let log = s.values[cid]
+        let labelW = 9
+        if let latest = log?.latest {
+            g.put("Value", x: 1, y: 5, style: .dimmed)
+            g.put(hex(latest.bytes), x: 1 + labelW, y: 5, style: .title, maxWidth: g.width - labelW - 2)
+            g.put("Text", x: 1, y: 6, style: .dimmed)
+            g.put("\"" + ValueDecoder.printableText(latest.bytes) + "\"", x: 1 + labelW, y: 6,
+                  maxWidth: g.width - labelW - 2)
+            g.put("Decoded", x: 1, y: 7, style: .dimmed)
+            g.put(ValueDecoder.decode(c.uuid, latest.bytes) ?? "—", x: 1 + labelW, y: 7, style: .good,
+                  maxWidth: g.width - labelW - 2)
+            g.put("\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)",
+                  x: 1 + labelW, y: 8, style: .dimmed)
+        } else {
+            g.put("No value yet: r reads it" + (c.properties.canSubscribe ? ", n turns notifications on." : "."),
+                  x: 1, y: 5, style: .dimmed)
+        }
+
+        let count = log?.count ?? 0
+        g.put("HISTORY", x: 1, y: 10, style: Style(bold: true, dim: true))
+        g.put("\(count) value\(count == 1 ? "" : "s"), newest first", x: 9, y: 10, style: .dimmed)
+        let top = 11, visible = max(0, g.height - 13)
+        let history = log?.history ?? []
+        let offset = min(s.historyOffset, max(0, history.count - 1))
+        for i in 0..<min(visible, max(0, history.count - offset)) {
+            let e = history[history.count - 1 - offset - i]
+            let y = top + i
+            var hx = g.put(e.at.clockTime, x: 1, y: y, style: .dimmed)
+            hx += g.put("  " + fit(e.origin.rawValue, 6), x: 1 + hx, y: y, style: e.origin == .write ? .warning : .accent)
+            let hexW = min(36, max(12, g.width / 3))
+            hx += g.put("  " + fit(hex(e.bytes), hexW), x: 1 + hx, y: y)
+            let meaning = ValueDecoder.decode(c.uuid, e.bytes) ?? "\"" + ValueDecoder.printableText(e.bytes) + "\""
+            g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
+        }
+    }
+}

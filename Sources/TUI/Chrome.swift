@@ -1,0 +1,109 @@
+import Explorer
+
+/// The frame around every screen: breadcrumb on top, message line and status bar below.
+enum Chrome {
+    static func breadcrumb(_ s: AppState) -> [String] {
+        var parts = ["Scan"]
+        switch s.route {
+        case .scan: break
+        case let .device(pid):
+            parts.append(s.peripherals[pid]?.displayName ?? pid.rawValue)
+        case let .characteristic(pid, cid):
+            let p = s.peripherals[pid]
+            parts.append(p?.displayName ?? pid.rawValue)
+            if let (_, c) = p?.characteristic(cid) { parts.append(Names.characteristic(c.uuid)) }
+        }
+        return parts
+    }
+
+    static func drawTop(_ s: AppState, into g: inout CellGrid) {
+        g.clear(x: 0, y: 0, width: g.width, height: 1, style: .bar)
+        var x = g.put(" bleexplr ", x: 0, y: 0, style: Style(bold: true, reverse: true))
+        x += g.put("│ ", x: x, y: 0, style: .bar)
+        let parts = breadcrumb(s)
+        for (i, part) in parts.enumerated() {
+            if i > 0 { x += g.put(" › ", x: x, y: 0, style: .bar) }
+            x += g.put(part, x: x, y: 0, style: Style(bold: i == parts.count - 1, reverse: true), maxWidth: 40)
+        }
+    }
+
+    static func drawBottom(_ s: AppState, hints: String, into g: inout CellGrid) {
+        let msgY = g.height - 2, barY = g.height - 1
+        g.clear(x: 0, y: msgY, width: g.width, height: 1)
+        if let input = s.input {
+            let prompt: String
+            switch input.purpose {
+            case .filter: prompt = "/ filter: "
+            case .write: prompt = "write (hex 01 ff, or \"text\"): "
+            }
+            var x = g.put(prompt, x: 0, y: msgY, style: .accent)
+            x += g.put(input.text, x: x, y: msgY)
+            g.put("▏", x: x, y: msgY, style: .accent)
+            if let a = s.alert, a.level == .error {
+                let text = "  " + a.message
+                g.put(text, x: max(x + 2, g.width - CellGrid.columns(of: text)), y: msgY, style: .error)
+            }
+        } else if let a = s.alert {
+            let style: Style = a.level == .error ? .error : a.level == .warning ? .warning : .good
+            g.put(a.message, x: 0, y: msgY, style: style)
+        } else {
+            g.put(hints, x: 0, y: msgY, style: .dimmed)
+        }
+
+        g.clear(x: 0, y: barY, width: g.width, height: 1, style: .bar)
+        var items: [String] = []
+        switch s.adapter.power {
+        case .absent: items.append("no adapter")
+        case .poweredOff: items.append("\(s.adapter.name) powered off")
+        case .on: items.append("\(s.adapter.name) on")
+        }
+        items.append(s.adapter.discovering ? "scanning" : "scan off")
+        if case let .on(path) = s.recording { items.append("● REC \(path)") }
+        items.append("\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")")
+        var x = g.put(" " + items.joined(separator: " · "), x: 0, y: barY, style: .bar)
+        if let err = s.lastError {
+            x += g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true),
+                       maxWidth: max(0, g.width - x - 9))
+        }
+        // The bottom-right cell cannot be written on most terminals: stop one short.
+        g.put("? help", x: g.width - 7, y: barY, style: .bar)
+    }
+}
+
+/// Names for display: the standard name or the UUID.
+enum Names {
+    static func service(_ u: BLEUUID) -> String { AssignedNumbers.serviceName(u) ?? "Unknown Service" }
+    static func characteristic(_ u: BLEUUID) -> String { AssignedNumbers.characteristicName(u) ?? u.description }
+}
+
+/// Left-pads or cuts to a width (in columns).
+func fit(_ s: String, _ width: Int) -> String {
+    let cols = CellGrid.columns(of: s)
+    if cols <= width { return s + String(repeating: " ", count: width - cols) }
+    var out = "", used = 0
+    for ch in s {
+        let w = CellGrid.columns(of: String(ch))
+        if used + w > width - 1 { break }
+        out.append(ch); used += w
+    }
+    return out + "…" + String(repeating: " ", count: max(0, width - used - 1))
+}
+
+func rightAligned(_ s: String, _ width: Int) -> String {
+    let cols = CellGrid.columns(of: s)
+    return cols >= width ? s : String(repeating: " ", count: width - cols) + s
+}
+
+/// "3s", "2m", "1h"
+func age(_ seconds: Double) -> String {
+    let s = max(0, Int(seconds))
+    if s < 60 { return "\(s)s" }
+    if s < 3600 { return "\(s / 60)m" }
+    return "\(s / 3600)h"
+}
+
+/// First row to show so that `index` stays visible, keeping it near the middle.
+func scrollTop(index: Int, count: Int, visible: Int) -> Int {
+    guard count > visible, visible > 0 else { return 0 }
+    return max(0, min(count - visible, index - visible / 2))
+}

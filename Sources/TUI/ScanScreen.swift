@@ -1,0 +1,92 @@
+import Explorer
+
+/// Scan list: every peripheral heard, with live RSSI, advertisement summary and age.
+enum ScanScreen {
+    static let hints = "Enter connect · / filter · o sort · s scan · R record · ? help · q quit"
+
+    static func draw(_ s: AppState, into g: inout CellGrid) {
+        let rows = ScanQuery.rows(s)
+        let nameW = max(12, min(32, (g.width - 48) / 2))
+        let summaryX = 2 + nameW + 1 + 17 + 1 + 10 + 1
+        let summaryW = max(0, g.width - summaryX - 5)
+        var header = "  " + fit("NAME", nameW) + " " + fit("ADDRESS", 17) + " " + fit("RSSI", 10) + " "
+        header += fit("ADVERTISEMENT", summaryW) + rightAligned("AGE", 4)
+        g.put(header, x: 0, y: 1, style: Style(bold: true, dim: true))
+
+        let top = 2, visible = max(0, g.height - 4)
+        if rows.isEmpty {
+            let msg = s.scan.filter.isEmpty
+                ? (s.adapter.discovering ? "Scanning… no devices yet." : "Scan is off: press s to scan.")
+                : "No device matches \"\(s.scan.filter)\" (Esc clears the filter)."
+            g.put(msg, x: 2, y: top + 1, style: .dimmed)
+            return
+        }
+        let cursorIndex = rows.firstIndex { $0.id == s.scan.cursor } ?? 0
+        let first = scrollTop(index: cursorIndex, count: rows.count, visible: visible)
+        for (i, p) in rows[first..<min(rows.count, first + visible)].enumerated() {
+            let y = top + i
+            let selected = first + i == cursorIndex
+            let stale = s.isStale(p)
+            let base: Style = stale ? .dimmed : .plain
+            var x = g.put(selected ? "▶ " : "  ", x: 0, y: y, style: .accent)
+            if let name = p.name, !name.isEmpty {
+                g.put(name, x: x, y: y, style: Style(bold: p.connection != .disconnected, dim: stale), maxWidth: nameW)
+            } else {
+                g.put("(unnamed)", x: x, y: y, style: .dimmed)
+            }
+            x += nameW + 1
+            g.put(p.address, x: x, y: y, style: base)
+            x += 18
+            g.put(rssiText(p), x: x, y: y, style: p.rssiStale || stale ? .dimmed : rssiStyle(p.rssi))
+            x += 11
+            let (summary, sStyle) = self.summary(p, s)
+            g.put(summary, x: x, y: y, style: stale ? .dimmed : sStyle, maxWidth: summaryW - 1)
+            g.put(rightAligned(stale ? "stale" : age(s.now - p.lastSeen), 5), x: g.width - 6, y: y, style: .dimmed)
+            if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
+        }
+        if rows.count > visible {
+            g.put("\(first + 1)-\(min(rows.count, first + visible)) of \(rows.count)", x: g.width - 16, y: 1, style: .dimmed)
+        }
+    }
+
+    static func rssiText(_ p: Peripheral) -> String {
+        guard let r = p.rssi else { return "  ?" }
+        return rightAligned(String(r), 4) + " " + bar(r)
+    }
+
+    /// Five cells from -100 dBm (empty) to -40 dBm (full).
+    static func bar(_ rssi: Int) -> String {
+        let filled = max(0, min(5, (rssi + 100 + 6) / 12))
+        return String(repeating: "█", count: filled) + String(repeating: "░", count: 5 - filled)
+    }
+
+    static func rssiStyle(_ rssi: Int?) -> Style {
+        guard let r = rssi else { return .dimmed }
+        return r >= -65 ? .good : r >= -80 ? .warning : Style(color: .red)
+    }
+
+    static func summary(_ p: Peripheral, _ s: AppState) -> (String, Style) {
+        switch p.connection {
+        case .disconnected: break
+        case .connected: return ("● connected", .good)
+        case let .failed(reason): return ("✗ " + reason, .error)
+        default: return (p.connection.label + "…", .accent)
+        }
+        let adv = p.advertisement
+        var parts: [String] = []
+        if let b = adv.beacon { parts.append(b.summary) }
+        for k in adv.manufacturerData.keys.sorted() where !(k == 0x004C && adv.beacon != nil) {
+            parts.append(AssignedNumbers.companyName(k) ?? String(format4(k)))
+        }
+        let services = adv.serviceUUIDs.filter { !($0 == "FEAA" && adv.beacon != nil) }
+        parts += services.map { AssignedNumbers.serviceName($0) ?? $0.description }
+        if let tx = adv.txPower { parts.append("tx \(tx) dBm") }
+        if !p.connectable { parts.append("non-connectable") }
+        return (parts.joined(separator: " · "), .plain)
+    }
+
+    static func format4(_ k: UInt16) -> String {
+        let h = String(k, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: 4 - h.count) + h
+    }
+}

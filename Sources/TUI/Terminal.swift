@@ -1,0 +1,159 @@
+@preconcurrency import CNcursesw
+@preconcurrency import Glibc
+import Explorer
+
+public struct TerminalError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// Saved at start so that even a crash (SIGSEGV, SIGILL, SIGABRT) can put the terminal
+/// back: tcsetattr and write are async-signal-safe, endwin is not.
+nonisolated(unsafe) private var savedTermios = termios()
+nonisolated(unsafe) private var termiosSaved = false
+
+private func restoreOnCrash(_ sig: Int32) {
+    if termiosSaved { tcsetattr(STDIN_FILENO, TCSANOW, &savedTermios) }
+    let reset = "\u{1B}[0m\u{1B}[?1049l\u{1B}[?25h\r\n"
+    _ = reset.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+    signal(sig, SIG_DFL)
+    raise(sig)
+}
+
+/// The only code that talks to ncurses. It draws a CellGrid by writing just the cells
+/// that changed since the last frame, and turns input into `Key`s.
+@MainActor
+public final class Terminal {
+    private var screen: OpaquePointer?
+    private var previous: CellGrid?
+    private var active = false
+    private var pairs: [Color: Int16] = [:]
+
+    public init() throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw TerminalError(description: "bleexplr's screen needs a terminal (stdin and stdout are not a tty); "
+                                + "use the headless commands for scripts")
+        }
+        setlocale(LC_ALL, "")
+        if tcgetattr(STDIN_FILENO, &savedTermios) == 0 { termiosSaved = true }
+        // newterm, unlike initscr, reports an unknown TERM instead of exiting.
+        screen = newterm(nil, stdout, stdin)
+        guard screen != nil else {
+            let term = getenv("TERM").map { String(cString: $0) } ?? "(unset)"
+            throw TerminalError(description: "cannot use terminal type '\(term)'")
+        }
+        active = true
+        for sig in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] { signal(sig, restoreOnCrash) }
+        cbreak()
+        noecho()
+        nonl()
+        keypad(stdscr, true)
+        nodelay(stdscr, true)
+        set_escdelay(25)
+        curs_set(0)
+        if has_colors() {
+            start_color()
+            use_default_colors()
+            let colors: [(Color, Int16)] = [(.red, Int16(COLOR_RED)), (.green, Int16(COLOR_GREEN)),
+                                            (.yellow, Int16(COLOR_YELLOW)), (.blue, Int16(COLOR_BLUE)),
+                                            (.magenta, Int16(COLOR_MAGENTA)), (.cyan, Int16(COLOR_CYAN)),
+                                            (.gray, COLORS >= 16 ? 8 : Int16(COLOR_WHITE))]
+            for (i, (c, n)) in colors.enumerated() {
+                init_pair(Int16(i + 1), n, -1)
+                pairs[c] = Int16(i + 1)
+            }
+        }
+    }
+
+    public var size: (width: Int, height: Int) { (Int(bx_cols()), Int(bx_lines())) }
+
+    /// Puts the terminal back as it was. Safe to call more than once.
+    public func restore() {
+        guard active else { return }
+        active = false
+        curs_set(1)
+        endwin()
+        if let screen { delscreen(screen) }
+        screen = nil
+        if termiosSaved { tcsetattr(STDIN_FILENO, TCSANOW, &savedTermios) }
+    }
+
+    /// Draws the grid, touching only cells that differ from the previous frame.
+    /// Returns how many cells were written.
+    @discardableResult
+    public func draw(_ grid: CellGrid) -> Int {
+        guard active else { return 0 }
+        let full = previous == nil || previous!.width != grid.width || previous!.height != grid.height
+        if full { erase() }
+        var written = 0
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                if y == grid.height - 1 && x == grid.width - 1 { continue }  // writing it scrolls
+                let cell = grid[x, y]
+                if !full, let prev = previous, prev[x, y] == cell { continue }
+                if cell.text.isEmpty { continue }  // right half of a wide character
+                var wide = cell.text.unicodeScalars.map { wchar_t(bitPattern: $0.value) }
+                wide.append(0)
+                _ = bx_put(Int32(y), Int32(x), wide, attributes(cell.style), pairs[cell.style.color] ?? 0)
+                written += 1
+            }
+        }
+        previous = grid
+        refresh()
+        return written
+    }
+
+    /// Forget the last frame: the next draw repaints everything (after a resize).
+    public func invalidate() { previous = nil }
+
+    private func attributes(_ s: Style) -> attr_t {
+        var a: attr_t = 0
+        if s.bold { a |= bx_attr_bold() }
+        if s.dim { a |= bx_attr_dim() }
+        if s.reverse { a |= bx_attr_reverse() }
+        if s.underline { a |= bx_attr_underline() }
+        return a
+    }
+
+    /// Every key waiting, without blocking.
+    public func readKeys() -> [Key] {
+        var keys: [Key] = []
+        var ch: wint_t = 0
+        while keys.count < 256 {
+            let r = wget_wch(stdscr, &ch)
+            if r == ERR { break }
+            if r == KEY_CODE_YES {
+                if let k = Self.functionKey(Int32(ch)) { keys.append(k) }
+                continue
+            }
+            let v = UInt32(ch)
+            switch v {
+            case 10, 13: keys.append(.enter)
+            case 27: keys.append(.escape)
+            case 9: keys.append(.tab)
+            case 8, 127: keys.append(.backspace)
+            case 1...26: keys.append(.ctrl(Character(Unicode.Scalar(v + 96)!)))
+            default:
+                if let scalar = Unicode.Scalar(v), v >= 32 { keys.append(.char(Character(scalar))) }
+            }
+        }
+        return keys
+    }
+
+    static func functionKey(_ code: Int32) -> Key? {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
+        case KEY_HOME: return .home
+        case KEY_END: return .end
+        case KEY_ENTER: return .enter
+        case KEY_BACKSPACE: return .backspace
+        case KEY_DC: return .delete
+        case KEY_RESIZE: return .resize
+        default: return nil
+        }
+    }
+}
