@@ -1,0 +1,252 @@
+import Testing
+@testable import Explorer
+
+@Suite("Reducer: navigation follows the connection")
+struct NavigationTests {
+    @Test func enterOnDeviceStartsConnectingAndStaysOnScanList() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.hrm
+        let effects = Reducer.reduce(&s, .rowActivated)
+        #expect(effects == [.backend(.connect(Fixture.hrm))])
+        #expect(s.route == .scan)
+        #expect(s.peripherals[Fixture.hrm]?.connection == .connecting(attempt: 1))
+        #expect(s.pendingConnection == Fixture.hrm)
+    }
+
+    @Test func deviceScreenOpensByItselfWhenServicesAreResolved() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.hrm
+        _ = Reducer.reduce(&s, .rowActivated)
+        Fixture.apply(&s, .connected(Fixture.hrm))
+        #expect(s.route == .scan)
+        #expect(s.peripherals[Fixture.hrm]?.connection == .resolvingServices)
+        Fixture.apply(&s, .servicesResolved(Fixture.hrm, Fixture.hrmServices, mtu: 247))
+        #expect(s.route == .device(Fixture.hrm))
+        #expect(s.peripherals[Fixture.hrm]?.connection == .connected)
+        #expect(s.device.cursor == Fixture.hrmServices[0].id)
+        #expect(s.pendingConnection == nil)
+    }
+
+    @Test func servicesResolvedForAnotherDeviceDoesNotNavigate() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.hrm
+        _ = Reducer.reduce(&s, .rowActivated)
+        Fixture.apply(&s, .servicesResolved(Fixture.itag, [], mtu: nil))
+        #expect(s.route == .scan)
+    }
+
+    @Test func droppedLinkReturnsToScanListWithTheReason() {
+        var s = Fixture.connectedHRM()
+        _ = Reducer.reduce(&s, .cursorMoved(.down))
+        _ = Reducer.reduce(&s, .rowActivated)
+        #expect(s.route == .characteristic(Fixture.hrm, Fixture.hrmChar))
+        Fixture.apply(&s, .notifyChanged(Fixture.hrmChar, enabled: true, nil))
+        Fixture.apply(&s, .disconnected(Fixture.hrm, .timeout), after: 3)
+        #expect(s.route == .scan)
+        #expect(s.scan.cursor == Fixture.hrm)
+        #expect(s.alert?.level == .warning)
+        #expect(s.alert?.message == "Demo HRM disconnected: connection timed out")
+        #expect(s.subscriptions.isEmpty)
+        #expect(s.peripherals[Fixture.hrm]?.connection == .disconnected)
+    }
+
+    @Test func disconnectKeyAsksTheBackendAndLocalDropIsInfo() {
+        var s = Fixture.connectedHRM()
+        #expect(Reducer.reduce(&s, .disconnectRequested) == [.backend(.disconnect(Fixture.hrm))])
+        #expect(s.peripherals[Fixture.hrm]?.connection == .disconnecting)
+        Fixture.apply(&s, .disconnected(Fixture.hrm, .local))
+        #expect(s.route == .scan)
+        #expect(s.alert?.level == .info)
+        #expect(s.lastError == nil)
+    }
+
+    @Test func escapeGoesBackOneLevelAndKeepsTheLink() {
+        var s = Fixture.connectedHRM()
+        _ = Reducer.reduce(&s, .cursorMoved(.down))
+        _ = Reducer.reduce(&s, .rowActivated)
+        #expect(Reducer.reduce(&s, .backRequested) == [])
+        #expect(s.route == .device(Fixture.hrm))
+        #expect(s.device.cursor == Fixture.hrmChar)
+        _ = Reducer.reduce(&s, .backRequested)
+        #expect(s.route == .scan)
+        #expect(s.peripherals[Fixture.hrm]?.connection == .connected)
+        // Enter on a connected device goes straight to its screen.
+        #expect(Reducer.reduce(&s, .rowActivated) == [])
+        #expect(s.route == .device(Fixture.hrm))
+    }
+
+    @Test func escapeWhileConnectingCancels() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.hrm
+        _ = Reducer.reduce(&s, .rowActivated)
+        #expect(Reducer.reduce(&s, .backRequested) == [.backend(.disconnect(Fixture.hrm))])
+    }
+
+    @Test func connectFailureIsShownAndClearsThePending() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.hrm
+        _ = Reducer.reduce(&s, .rowActivated)
+        Fixture.apply(&s, .connectFailed(Fixture.hrm, .failed("le-connection-abort-by-local")))
+        #expect(s.pendingConnection == nil)
+        #expect(s.lastError == "Connection to Demo HRM failed: Failed: le-connection-abort-by-local")
+        #expect(s.peripherals[Fixture.hrm]?.connection == .failed(reason: "Failed: le-connection-abort-by-local"))
+    }
+
+    @Test func nonConnectableDeviceIsNotConnected() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.beacon
+        #expect(Reducer.reduce(&s, .rowActivated) == [])
+        #expect(s.alert?.level == .warning)
+    }
+}
+
+@Suite("Reducer: scan list")
+struct ScanListTests {
+    @Test func cursorStaysOnTheSameDeviceWhileTheListResorts() {
+        var s = Fixture.scanning()
+        _ = Reducer.reduce(&s, .cursorMoved(.down))
+        #expect(s.scan.cursor == Fixture.itag)
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.hrm, Fixture.itag, Fixture.beacon])
+        // The iTag comes closer and moves to the top of the RSSI sort.
+        Fixture.apply(&s, Fixture.report(Fixture.itag, name: nil, rssi: -40), after: 1)
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.itag, Fixture.hrm, Fixture.beacon])
+        #expect(s.scan.cursor == Fixture.itag)
+        _ = Reducer.reduce(&s, .cursorMoved(.down))
+        #expect(s.scan.cursor == Fixture.hrm)
+    }
+
+    @Test func filterMatchesNameAddressServiceAndCompany() {
+        var s = Fixture.scanning()
+        _ = Reducer.reduce(&s, .filterStarted)
+        for ch in "hrm" { _ = Reducer.reduce(&s, .inputEdited(.insert(String(ch)))) }
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.hrm])   // live while typing
+        _ = Reducer.reduce(&s, .inputSubmitted)
+        #expect(s.input == nil)
+        #expect(s.scan.cursor == Fixture.hrm)
+        s.scan.filter = "ffe0"
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.itag])
+        s.scan.filter = "heart rate"
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.hrm])
+        s.scan.filter = "apple"
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.beacon])
+        s.scan.filter = "6b:2e"
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.beacon])
+        _ = Reducer.reduce(&s, .backRequested)  // Esc on the scan list clears the filter
+        #expect(s.scan.filter == "")
+    }
+
+    @Test func sortCyclesThroughAllOrders() {
+        var s = Fixture.scanning()
+        var seen: [SortOrder] = [s.scan.sort]
+        for _ in 0..<4 { _ = Reducer.reduce(&s, .sortCycled); seen.append(s.scan.sort) }
+        #expect(seen == [.rssi, .name, .lastSeen, .firstSeen, .rssi])
+        s.scan.sort = .name
+        #expect(ScanQuery.rows(s).map(\.id) == [Fixture.hrm, Fixture.itag, Fixture.beacon])
+    }
+
+    @Test func silentDevicesGoStaleThenAway() {
+        var s = Fixture.scanning()
+        _ = Reducer.reduce(&s, .tick(Fixture.t0 + 11))
+        #expect(s.isStale(s.peripherals[Fixture.hrm]!))
+        Fixture.apply(&s, Fixture.report(Fixture.itag, name: nil, rssi: -61))
+        _ = Reducer.reduce(&s, .tick(Fixture.t0 + 61))
+        #expect(s.peripherals.keys.sorted() == [Fixture.itag])
+    }
+
+    @Test func connectedDevicesAreNeverAgedOut() {
+        var s = Fixture.connectedHRM()
+        _ = Reducer.reduce(&s, .tick(Fixture.t0 + 600))
+        #expect(s.peripherals[Fixture.hrm] != nil)
+    }
+
+    @Test func lostRSSIIsKeptAndMarkedStale() {
+        var s = Fixture.scanning()
+        Fixture.apply(&s, .rssiLost(Fixture.hrm))
+        #expect(s.peripherals[Fixture.hrm]?.rssi == -50)
+        #expect(s.peripherals[Fixture.hrm]?.rssiStale == true)
+    }
+
+    @Test func rssiHistoryIsBounded() {
+        var s = Fixture.scanning()
+        for i in 0..<100 { Fixture.apply(&s, Fixture.report(Fixture.hrm, name: nil, rssi: -40 - i % 30)) }
+        #expect(s.peripherals[Fixture.hrm]?.rssiHistory.samples.count == RSSIHistory.capacity)
+        #expect(s.peripherals[Fixture.hrm]?.name == "Demo HRM")
+    }
+
+    @Test func scanToggleAndStartup() {
+        var s = Fixture.scanning()
+        #expect(Reducer.reduce(&s, .appStarted(recordTo: "x.jsonl")) == [.backend(.startScan), .startRecording(path: "x.jsonl")])
+        #expect(Reducer.reduce(&s, .scanToggled) == [.backend(.stopScan)])
+        #expect(Reducer.reduce(&s, .scanToggled) == [.backend(.startScan)])
+    }
+}
+
+@Suite("Reducer: characteristic screen")
+struct CharacteristicTests {
+    static func open() -> AppState {
+        var s = Fixture.connectedHRM()
+        s.route = .characteristic(Fixture.hrm, Fixture.hrmChar)
+        return s
+    }
+
+    @Test func readWriteNotifyBecomeBackendCommands() {
+        var s = Self.open()
+        #expect(Reducer.reduce(&s, .readRequested) == [.backend(.read(Fixture.hrm, Fixture.hrmChar))])
+        #expect(Reducer.reduce(&s, .notifyToggled) == [.backend(.setNotify(Fixture.hrm, Fixture.hrmChar, true))])
+        Fixture.apply(&s, .notifyChanged(Fixture.hrmChar, enabled: true, nil))
+        #expect(Reducer.reduce(&s, .notifyToggled) == [.backend(.setNotify(Fixture.hrm, Fixture.hrmChar, false))])
+        _ = Reducer.reduce(&s, .writeStarted)
+        for ch in "01 ff" { _ = Reducer.reduce(&s, .inputEdited(.insert(String(ch)))) }
+        #expect(Reducer.reduce(&s, .inputSubmitted) == [.backend(.write(Fixture.hrm, Fixture.hrmChar, [0x01, 0xFF], .request))])
+        #expect(s.input == nil)
+    }
+
+    @Test func badWriteInputKeepsTheLineOpen() {
+        var s = Self.open()
+        _ = Reducer.reduce(&s, .writeStarted)
+        _ = Reducer.reduce(&s, .inputEdited(.insert("zz")))
+        #expect(Reducer.reduce(&s, .inputSubmitted) == [])
+        #expect(s.input?.text == "zz")
+        #expect(s.alert?.level == .error)
+    }
+
+    @Test func valuesGoIntoABoundedHistory() {
+        var s = Self.open()
+        for i in 0..<1000 { Fixture.apply(&s, .valueNotified(Fixture.hrmChar, [0x06, UInt8(i & 0xFF)])) }
+        let log = s.values[Fixture.hrmChar]!
+        #expect(log.count == 1000)
+        #expect(log.history.count <= ValueLog.capacity)
+        #expect(log.latest?.bytes == [0x06, UInt8(999 & 0xFF)])
+    }
+
+    @Test func failedReadIsAnError() {
+        var s = Self.open()
+        Fixture.apply(&s, .readCompleted(Fixture.hrmChar, .failure(.notPermitted("Read not permitted"))))
+        #expect(s.lastError == "Read Heart Rate Measurement failed: NotPermitted: Read not permitted")
+    }
+
+    @Test func historyScrollIsBounded() {
+        var s = Self.open()
+        for i in 0..<5 { Fixture.apply(&s, .valueNotified(Fixture.hrmChar, [0x06, UInt8(i)])) }
+        _ = Reducer.reduce(&s, .cursorMoved(.bottom))
+        #expect(s.historyOffset == 4)
+        _ = Reducer.reduce(&s, .cursorMoved(.top))
+        #expect(s.historyOffset == 0)
+    }
+}
+
+@Suite("Keymap")
+struct KeymapTests {
+    @Test func vimKeysAndArrowsMoveAndInputCapturesKeys() {
+        var s = Fixture.scanning()
+        #expect(Keymap.action(for: .char("j"), in: s) == .cursorMoved(.down))
+        #expect(Keymap.action(for: .up, in: s) == .cursorMoved(.up))
+        #expect(Keymap.action(for: .char("q"), in: s) == .quitRequested)
+        s.input = InputLine(purpose: .filter)
+        #expect(Keymap.action(for: .char("q"), in: s) == .inputEdited(.insert("q")))
+        #expect(Keymap.action(for: .escape, in: s) == .inputCancelled)
+        s.input = nil
+        s.showHelp = true
+        #expect(Keymap.action(for: .char("x"), in: s) == .helpToggled)
+    }
+}

@@ -1,0 +1,722 @@
+#!/usr/bin/env bash
+# bluez-lab.sh - a real BlueZ stack with virtual LE controllers inside a small
+# qemu/KVM VM (Debian bookworm kernel 6.1 + bluetooth.ko + hci_vhci.ko + btvirt).
+#
+#   build            assemble rootfs/initramfs + kernel under cache/ (idempotent)
+#   up               boot the VM, start dbus/bluetoothd/btvirt, peripheral on hci1
+#   down             stop the VM and remove all run state
+#   status           show whether the VM is up
+#   exec CMD...      run CMD (bash -c) inside the VM, print its output, exit with its rc
+#   central-demo     bluetoothctl central session on hci0 inside the VM (scan/connect/read/notify/write)
+#   host-demo        same from the HOST over the VM's system bus (python3-dbus over TCP)
+#   host-env         print DBUS_SYSTEM_BUS_ADDRESS for host programs
+#   console          show the VM serial console + guest stage2 log (guest logs: cache/run/xfer/log/)
+#
+# Host programs reach the VM's system bus at tcp:host=127.0.0.1,port=$LAB_DBUS_PORT (ANONYMOUS auth,
+# libdbus/GDBus only; sd-bus/busctl cannot, it only speaks EXTERNAL).
+#
+# Env: LAB_CACHE (default ~/.cache/bluez-lab), LAB_DBUS_PORT (default 17777), LAB_MEM (MiB, default 768), LAB_ACCEL (kvm|tcg|auto)
+#      LAB_CONTROLLERS (btvirt|bumble, default btvirt): who emulates the two LE controllers behind /dev/vhci.
+#        btvirt: BlueZ's emulator; RSSI always 127 (invalid), one report per adv enable (needs LAB_ADV_KICK).
+#        bumble: Google Bumble $BUMBLE_VERSION Controllers on a LocalLink (python venv /opt/bumble in the rootfs);
+#                RSSI -50, continuous advertising, stable public addresses F0:F1:F2:F3:F4:0N.
+#        LAB_BUMBLE_RSSI: "-50" (fixed) or "-70:-40" (random per report); LAB_BUMBLE_LOG: python log level.
+#      LAB_ADV_KICK (seconds; default 1 for btvirt, 0 = off for bumble), LAB_BTMON=1 (btmon -w log/btmon.snoop)
+set -euo pipefail
+
+LAB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Build and run state go to LAB_CACHE (this folder may be read-only).
+CACHE="${LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bleexplr-lab}"
+ROOTFS="$CACHE/rootfs"
+KDIR="$CACHE/kernel"
+RUN="$CACHE/run"
+XFER="$RUN/xfer"
+INITRD="$CACHE/initrd.img"
+KERNEL="$CACHE/vmlinuz"
+PORT="${LAB_DBUS_PORT:-17777}"
+MEM="${LAB_MEM:-768}"
+SUITE=bookworm
+PKGS="dbus,bluez,bluez-test-tools,bluez-test-scripts,python3-dbus,python3-gi,kmod,busybox,procps"
+# btvirt (emulator/btdev) needs AF_ALG ecb(aes)+cmac(aes); without them it fails with the misleading
+# "Failed to open Virtual HCI device".
+MODS="virtio_pci bluetooth hci_vhci 9p 9pnet_virtio virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac"
+HOST_PY=/usr/bin/python3     # Debian python (has python3-dbus / python3-gi), not a pyenv shim
+CONTROLLERS="${LAB_CONTROLLERS:-btvirt}"
+case "$CONTROLLERS" in btvirt|bumble) ;; *) echo "LAB_CONTROLLERS must be btvirt or bumble" >&2; exit 2 ;; esac
+BUMBLE_VERSION="${LAB_BUMBLE_VERSION:-0.0.236}"
+if [ "$CONTROLLERS" = bumble ]; then ADV_KICK="${LAB_ADV_KICK:-0}"; else ADV_KICK="${LAB_ADV_KICK:-1}"; fi
+
+log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# ---------------------------------------------------------------- build
+mirror_url() {
+  # Read the Debian mirror from apt's own configuration at run time (deb822 or one-line format).
+  local u=""
+  if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+    u=$(awk '/^URIs:/{uri=$2} /^Suites:/{for(i=2;i<=NF;i++) if($i=="'$SUITE'") {print uri; exit}}' \
+        /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+  fi
+  if [ -z "$u" ] && [ -f /etc/apt/sources.list ]; then
+    u=$(awk '$1=="deb" && $3=="'$SUITE'" {print $2; exit}' /etc/apt/sources.list)
+  fi
+  [ -n "$u" ] || die "cannot find a $SUITE mirror in the apt configuration"
+  echo "$u"
+}
+
+apt_has() {  # apt_has PKG: true if apt knows a candidate version for PKG
+  local c; c=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/{print $2}')
+  [ -n "$c" ] && [ "$c" != "(none)" ]
+}
+
+apt_install() {  # apt_install PKG...: apt-get update first when any of them is unknown to apt
+  local p upd=0
+  for p in "$@"; do apt_has "$p" || upd=1; done
+  [ $upd = 0 ] || { log "apt-get update"; apt-get update -q >/dev/null || die "apt-get update failed"; }
+  log "installing host packages: $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null \
+    || die "apt-get install $* failed"
+}
+
+host_deps() {
+  local need=()
+  command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+  command -v debootstrap >/dev/null || need+=(debootstrap)
+  command -v cpio >/dev/null || need+=(cpio)
+  command -v zstd >/dev/null || need+=(zstd)
+  command -v depmod >/dev/null || need+=(kmod)
+  [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
+  $HOST_PY -c 'import dbus, gi' 2>/dev/null || need+=(python3-dbus python3-gi)
+  [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+  # the kernel package is resolved through apt-cache: the package lists must be there
+  apt_has linux-image-amd64 || { log "apt-get update"; apt-get update -q >/dev/null || die "apt-get update failed"; }
+}
+
+build_kernel() {
+  [ -f "$KERNEL" ] && [ -f "$KDIR/.ok" ] && return 0
+  log "fetching kernel package"
+  rm -rf "$KDIR"; mkdir -p "$KDIR"
+  local pkg
+  pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+  [ -n "$pkg" ] || die "cannot resolve linux-image-amd64 (run apt-get update)"
+  (cd "$KDIR" && apt-get download "$pkg" >/dev/null)
+  dpkg-deb -x "$KDIR"/"$pkg"_*.deb "$KDIR/x"
+  cp "$KDIR"/x/boot/vmlinuz-* "$KERNEL"
+  basename "$KDIR"/x/lib/modules/* > "$KDIR/version"
+  rm -f "$KDIR"/*.deb
+  touch "$KDIR/.ok"
+}
+
+build_rootfs() {
+  if [ ! -f "$ROOTFS/.debootstrap-ok" ]; then
+    local m; m=$(mirror_url)
+    log "debootstrap $SUITE (minbase + $PKGS)"
+    rm -rf "$ROOTFS"
+    debootstrap --variant=minbase --include="$PKGS" "$SUITE" "$ROOTFS" "$m" > "$CACHE/debootstrap.log" 2>&1 \
+      || { tail -20 "$CACHE/debootstrap.log"; die "debootstrap failed"; }
+    touch "$ROOTFS/.debootstrap-ok"
+  fi
+}
+
+build_modules() {
+  local kv; kv=$(cat "$KDIR/version")
+  local dst="$ROOTFS/lib/modules/$kv"
+  [ -f "$dst/.ok" ] && [ "$(cat "$dst/.ok")" = "$MODS" ] && return 0
+  log "copying kernel modules ($MODS) for $kv"
+  rm -rf "$dst"; mkdir -p "$dst"
+  [ -f "$KDIR/x/lib/modules/$kv/modules.dep" ] || depmod -b "$KDIR/x" "$kv"
+  local m f
+  for m in $MODS; do
+    modprobe -d "$KDIR/x" -S "$kv" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+  done | sort -u | while read -r f; do
+    rel=${f#"$KDIR/x/lib/modules/$kv/"}
+    mkdir -p "$dst/$(dirname "$rel")"; cp "$f" "$dst/$rel"
+  done
+  cp "$KDIR/x/lib/modules/$kv"/modules.{order,builtin,builtin.modinfo} "$dst/" 2>/dev/null || true
+  depmod -b "$ROOTFS" "$kv"
+  echo "$MODS" > "$dst/.ok"
+}
+
+build_bumble() {
+  # Bumble (pure python + cryptography wheel) in a venv inside the rootfs. Installed only when
+  # LAB_CONTROLLERS=bumble asks for it; once there it stays (the same initrd then serves both modes).
+  [ "$CONTROLLERS" = bumble ] || return 0
+  local venv="$ROOTFS/opt/bumble"
+  [ -f "$venv/.ok" ] && [ "$(cat "$venv/.ok")" = "$BUMBLE_VERSION" ] && return 0
+  log "installing bumble==$BUMBLE_VERSION into the rootfs (chroot venv + pip)"
+  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+  if [ ! -d "$ROOTFS/usr/lib/python3.11/ensurepip" ]; then
+    chroot "$ROOTFS" apt-get update -q > "$CACHE/bumble-install.log" 2>&1 &&
+    DEBIAN_FRONTEND=noninteractive chroot "$ROOTFS" apt-get install -y -q --no-install-recommends python3-venv \
+      >> "$CACHE/bumble-install.log" 2>&1 || { tail -20 "$CACHE/bumble-install.log"; die "python3-venv install failed"; }
+  fi
+  rm -rf "$venv"
+  chroot "$ROOTFS" python3 -m venv /opt/bumble >> "$CACHE/bumble-install.log" 2>&1 || die "venv failed"
+  # A TLS-intercepting proxy's CA lives in the host bundle only: hand it to pip in the chroot. requests
+  # prefers REQUESTS_CA_BUNDLE over --cert, so run with a clean environment.
+  local ca=/etc/ssl/certs/ca-certificates.crt; [ -f "$ca" ] && cp "$ca" "$ROOTFS/tmp/host-ca.crt"
+  chroot "$ROOTFS" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+      ${ca:+PIP_CERT=/tmp/host-ca.crt REQUESTS_CA_BUNDLE=/tmp/host-ca.crt SSL_CERT_FILE=/tmp/host-ca.crt} \
+      /opt/bumble/bin/pip install -q --no-cache-dir --disable-pip-version-check "bumble==$BUMBLE_VERSION" \
+      >> "$CACHE/bumble-install.log" 2>&1 || { rm -f "$ROOTFS/tmp/host-ca.crt"; tail -20 "$CACHE/bumble-install.log"; die "pip install bumble failed"; }
+  rm -f "$ROOTFS/tmp/host-ca.crt"
+  # pip/setuptools are not needed at run time (~25 MB of initrd)
+  rm -rf "$venv"/lib/python3.11/site-packages/{pip,setuptools,pkg_resources,_distutils_hack,distutils-precedence.pth}* "$venv"/bin/pip*
+  echo "$BUMBLE_VERSION" > "$venv/.ok"
+}
+
+write_init() {
+  # Tiny PID 1: mount the 9p share and hand over to the stage2 script that `up` writes there.
+  cat > "$ROOTFS/init" <<'EOF'
+#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /run /tmp /xfer; mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
+modprobe virtio_pci; modprobe 9pnet_virtio; modprobe 9p
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xfer /xfer || echo "lab-init: 9p mount failed"
+[ -x /xfer/guest/stage2.sh ] && exec /xfer/guest/stage2.sh
+echo "lab-init: no stage2, dropping to shell"; exec /bin/sh
+EOF
+  chmod 755 "$ROOTFS/init"
+}
+
+build_initrd() {
+  local stamp="$CACHE/.initrd-stamp" want
+  want="$(cat "$ROOTFS/.debootstrap-ok" "$KDIR/version" "$ROOTFS/opt/bumble/.ok" 2>/dev/null; sha1sum "$ROOTFS/init" | cut -d' ' -f1; echo "$PKGS $MODS")"
+  if [ -f "$INITRD" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
+  log "slimming rootfs and packing initramfs"
+  # Drop things a headless lab never reads (keep bluez-test-scripts examples).
+  find "$ROOTFS/usr/share/doc" -mindepth 1 -maxdepth 1 ! -name 'bluez-test-scripts' -exec rm -rf {} + 2>/dev/null || true
+  rm -rf "$ROOTFS"/usr/share/{man,info,locale,i18n} "$ROOTFS"/var/cache/apt/*.bin "$ROOTFS"/var/lib/apt/lists/* \
+         "$ROOTFS"/usr/share/doc/bluez-test-scripts/examples/*.gz 2>/dev/null || true
+  mkdir -p "$ROOTFS/var/lib/bluetooth" "$ROOTFS/xfer"
+  echo bluez-lab > "$ROOTFS/etc/hostname"
+  (cd "$ROOTFS" && find . -xdev ! -path './proc/*' ! -path './sys/*' ! -path './dev/*' -print0 \
+     | cpio --null -o -H newc --quiet) | zstd -q -T0 -6 > "$INITRD.tmp"
+  mv "$INITRD.tmp" "$INITRD"
+  echo "$want" > "$stamp"
+}
+
+cmd_build() {
+  local t0=$SECONDS
+  mkdir -p "$CACHE"
+  host_deps
+  build_kernel
+  build_rootfs
+  build_modules
+  build_bumble
+  write_init
+  build_initrd
+  log "build done in $((SECONDS - t0))s: $(du -h "$INITRD" | cut -f1) initrd, kernel $(cat "$KDIR/version")"
+}
+
+
+# ---------------------------------------------------------------- guest side (written into the 9p share by `up`)
+write_guest() {
+  mkdir -p "$XFER"/{guest,cmd,out,log,state}
+  cat > "$XFER/guest/stage2.sh" <<EOF
+#!/bin/sh
+# Runs as PID 1 in the VM (exec'd by /init). Everything it logs lands in the 9p share.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+PORT=$PORT
+LAB_ADV_KICK=$ADV_KICK
+CONTROLLERS=$CONTROLLERS
+LAB_BTMON=${LAB_BTMON:-0}
+BUMBLE_LOG=${LAB_BUMBLE_LOG:-WARNING}
+BUMBLE_RSSI=${LAB_BUMBLE_RSSI:--50}
+EOF
+  cat >> "$XFER/guest/stage2.sh" <<'EOF'
+S=/xfer; L=$S/log
+exec >>$L/stage2.log 2>&1
+t() { echo "[$(cut -d' ' -f1 /proc/uptime)s] $*"; }
+t "stage2 start"
+if [ "$CONTROLLERS" = bumble ]; then
+  # --- two Bumble controllers on one LocalLink, each on its own /dev/vhci (hci0, hci1). Started first: importing
+  # bumble takes ~10 s under TCG and overlaps with the rest; it waits for /dev/vhci itself. No wait here either:
+  # bluetoothd picks the controllers up when they appear and power_on.py waits for both adapters.
+  BUMBLE_LOG=$BUMBLE_LOG BUMBLE_RSSI=$BUMBLE_RSSI /opt/bumble/bin/python -u $S/guest/bumble_ctrl.py 2 >> $L/bumble.log 2>&1 &
+fi
+for m in bluetooth hci_vhci virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac; do modprobe $m || t "modprobe $m failed"; done
+busybox ip link set lo up
+busybox ip addr add 10.0.2.15/24 dev eth0 && busybox ip link set eth0 up
+if [ "$CONTROLLERS" = btvirt ]; then
+# --- two virtual LE controllers. btvirt must write its create request within 1s of opening /dev/vhci,
+# else the kernel's vhci open_timeout creates a default controller and btvirt fails ("Failed to open
+# Virtual HCI device"); under slow TCG that happens, so start it first and retry.
+for try in 1 2 3 4 5; do
+  btvirt -L -l2 >> $L/btvirt.log 2>&1 &
+  BTV=$!; n=0
+  while [ $n -lt 40 ] && [ ! -e /sys/class/bluetooth/hci1 ] && kill -0 $BTV 2>/dev/null; do sleep 0.25; n=$((n+1)); done
+  [ -e /sys/class/bluetooth/hci1 ] && kill -0 $BTV 2>/dev/null && break
+  kill $BTV 2>/dev/null; wait $BTV 2>/dev/null; t "btvirt attempt $try failed"; sleep 2
+done
+fi
+[ "$CONTROLLERS" = bumble ] || t "controllers (btvirt): $(ls /sys/class/bluetooth | tr '\n' ' ')"
+[ "$LAB_BTMON" = 1 ] && { btmon -w $L/btmon.snoop > /dev/null 2>&1 & }
+# --- system bus: normal unix socket + TCP (ANONYMOUS) for the host, permissive policy (lab only!)
+mkdir -p /run/dbus /etc/dbus-1
+cat > /etc/dbus-1/system-local.conf <<XML
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <listen>tcp:host=0.0.0.0,bind=0.0.0.0,port=$PORT,family=ipv4</listen>
+  <auth>ANONYMOUS</auth>
+  <allow_anonymous/>
+  <policy context="default">
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow send_type="method_call"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+XML
+dbus-daemon --system --fork --print-address=1 > $L/dbus-address.txt 2>$L/dbus.log
+t "dbus up: $(cat $L/dbus-address.txt)"
+/usr/libexec/bluetooth/bluetoothd -n -E > $L/bluetoothd.log 2>&1 &
+python3 -u $S/guest/power_on.py > $L/power_on.log 2>&1
+if [ "$CONTROLLERS" = bumble ]; then
+  grep -q '^ready' $L/bumble.log && t "controllers (bumble): $(grep -h '^controller' $L/bumble.log | tr '\n' ' ')" \
+    || t "bumble controllers did not come up: $(tail -5 $L/bumble.log)"
+fi
+t "adapters: $(tr '\n' ' ' < $L/power_on.log)"
+# --- peripheral on hci1: BlueZ's own example-gatt-server + example-advertisement, adapter pinned to hci1
+EX=/usr/share/doc/bluez-test-scripts/examples
+python3 -u $S/guest/pin_adapter.py /org/bluez/hci1 $EX/example-gatt-server > $L/gatt-server.log 2>&1 &
+echo $! > /run/gatt-server.pid
+python3 -u $S/guest/adv_kick.py /org/bluez/hci1 $EX/example-advertisement $LAB_ADV_KICK > $L/advertisement.log 2>&1 &
+echo $! > /run/advertisement.pid
+n=0; while [ $n -lt 120 ]; do
+  grep -q 'GATT application registered' $L/gatt-server.log && grep -q 'Advertisement registered' $L/advertisement.log && break
+  sleep 0.5; n=$((n+1)); done
+t "peripheral: $(grep -h 'registered' $L/gatt-server.log $L/advertisement.log | tr '\n' ' ')"
+free -m > $S/state/free.txt
+echo "$(cut -d' ' -f1 /proc/uptime)" > $S/state/ready
+t "ready"
+# --- command agent (python: no fork per poll, which is slow under TCG)
+exec python3 -u $S/guest/agent.py >> $L/agent.log 2>&1
+EOF
+  chmod 755 "$XFER/guest/stage2.sh"
+
+  cat > "$XFER/guest/agent.py" <<'EOF'
+# Command agent: host drops cmd/<id>.sh (atomically renamed), we write out/<id>.out then out/<id>.rc.
+import os, subprocess, threading, time
+S = '/xfer'
+def run(i):
+    job = '%s/cmd/%s.run' % (S, i)
+    with open('%s/out/%s.out' % (S, i), 'wb') as out:
+        rc = subprocess.call(['timeout', '600', 'bash', job], stdout=out, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, cwd='/root')
+    with open('%s/out/%s.rc.tmp' % (S, i), 'w') as f: f.write('%d\n' % rc)
+    os.rename('%s/out/%s.rc.tmp' % (S, i), '%s/out/%s.rc' % (S, i))
+    os.unlink(job)
+while True:
+    for f in os.listdir(S + '/cmd'):
+        if f.endswith('.sh') and not f.startswith('.'):
+            i = f[:-3]
+            try: os.rename('%s/cmd/%s' % (S, f), '%s/cmd/%s.run' % (S, i))
+            except OSError: continue
+            threading.Thread(target=run, args=(i,), daemon=True).start()
+    time.sleep(0.1)
+EOF
+
+  cat > "$XFER/guest/bumble_ctrl.py" <<'EOF'
+# N Bumble LE controllers, each behind its own /dev/vhci (-> hci0..hciN-1), all on one in-process LocalLink.
+# Like `python -m bumble.apps.controllers vhci vhci`, plus stable public addresses, ordered index creation and
+# three fixes to Bumble 0.0.236 (monkeypatched below):
+#  1. LocalLink.send_acl_data sends LE ACL data with the sender's *random* address as source, but connections
+#     made with a public address are keyed by the public one: the peer drops all ACL data ("!!! no connection
+#     for 00:00:00:00:00:00"), so ATT/GATT never works. Use the connection's own address instead.
+#  2. Extended advertising reports always say "connectable" and repeat the ADV data as scan response; report
+#     the advertising set's real properties (connectable / scannable / legacy) and its scan response data
+#     (BlueZ puts the LocalName there).
+#  3. It always sends LE Connection Complete (0x01). A host that enabled LE Enhanced Connection Complete in the
+#     LE event mask (Linux does when the controller has extended advertising) waits for 0x0A after LE Create
+#     Connection: Linux 6.1 then times out, sends LE Create Connection Cancel on a live link, and the connection
+#     is left half-dead (mgmt Disconnect sends no HCI Disconnect; the next connect fails with EBUSY).
+#     Send the enhanced event when it is enabled.
+#  4. RSSI is fixed at -50; BUMBLE_RSSI="-50" (fixed) or "-70:-40" (uniform random per report) sets it.
+import asyncio, logging, os, random, sys
+from bumble import core, hci, ll
+from bumble.controller import Controller, AdvertisingSet
+from bumble.link import LocalLink
+from bumble.transport import open_transport
+logging.basicConfig(level=os.environ.get('BUMBLE_LOG', 'WARNING'), format='%(asctime)s %(levelname)s %(name)s: %(message)s')
+_r = [int(x) for x in os.environ.get('BUMBLE_RSSI', '-50').split(':')]
+rssi = (lambda: _r[0]) if len(_r) == 1 else (lambda: random.randint(min(_r), max(_r)))
+
+_orig_send_acl = LocalLink.send_acl_data
+def send_acl_data(self, sender_controller, destination_address, transport, data):
+    if transport == core.PhysicalTransport.LE:
+        conn = sender_controller.le_connections.get(destination_address)
+        dest = self.find_le_controller(destination_address)
+        if conn is not None and dest is not None:
+            src = conn.self_address
+            asyncio.get_running_loop().call_soon(lambda: dest.on_link_acl_data(src, transport, data))
+            return
+    return _orig_send_acl(self, sender_controller, destination_address, transport, data)
+LocalLink.send_acl_data = send_acl_data
+
+def send_extended_advertising_data(self):
+    if self.controller.link:
+        pdu = ll.AdvExtInd(advertiser_address=self.address, data=bytes(self.data),
+                           sid=self.parameters.advertising_sid if self.parameters else 0,
+                           periodic_advertising_data=bytes(self.periodic_advertising_data) if self.periodic_advertising_data else None)
+        pdu.lab_props = int(self.parameters.advertising_event_properties) if self.parameters else 0x13
+        pdu.lab_scan_rsp = bytes(self.scan_response_data)
+        self.controller.send_advertising_pdu(pdu)
+AdvertisingSet.send_extended_advertising_data = send_extended_advertising_data
+
+_orig_on_adv = Controller.on_advertising_pdu
+def on_advertising_pdu(self, pdu):
+    props = getattr(pdu, 'lab_props', None)
+    if props is None or not self.le_scan_enable:
+        return _orig_on_adv(self, pdu)
+    R = hci.HCI_LE_Extended_Advertising_Report_Event.Report
+    etype = (props & 0x07) | (0x10 if props & 0x10 else 0)      # connectable|scannable|directed|legacy
+    def report(et, data):
+        return R(event_type=et, address_type=pdu.advertiser_address.address_type, address=pdu.advertiser_address,
+                 primary_phy=hci.Phy.LE_1M, secondary_phy=hci.Phy.LE_1M,
+                 advertising_sid=0xFF if props & 0x10 else pdu.sid, tx_power=0x7F, rssi=rssi(),
+                 periodic_advertising_interval=0, direct_address_type=0, direct_address=hci.Address.ANY, data=data)
+    self.send_hci_packet(hci.HCI_LE_Extended_Advertising_Report_Event([report(etype, pdu.data)]))
+    if props & 0x02 and self.le_scan_type == 1:                  # scannable + active scan: scan response
+        self.send_hci_packet(hci.HCI_LE_Extended_Advertising_Report_Event([report(etype | 0x08, pdu.lab_scan_rsp)]))
+    self.le_scan_enable = False                                  # periodic sync + pending connection: original code
+    try: _orig_on_adv(self, pdu)
+    finally: self.le_scan_enable = True
+Controller.on_advertising_pdu = on_advertising_pdu
+
+_orig_send_hci = Controller.send_hci_packet
+def send_hci_packet(self, packet):
+    if isinstance(packet, hci.HCI_LE_Connection_Complete_Event) and self.le_event_mask & (1 << 9):
+        packet = hci.HCI_LE_Enhanced_Connection_Complete_Event(
+            status=packet.status, connection_handle=packet.connection_handle, role=packet.role,
+            peer_address_type=packet.peer_address_type, peer_address=packet.peer_address,
+            local_resolvable_private_address=hci.Address.ANY, peer_resolvable_private_address=hci.Address.ANY,
+            connection_interval=packet.connection_interval, peripheral_latency=packet.peripheral_latency,
+            supervision_timeout=packet.supervision_timeout, central_clock_accuracy=packet.central_clock_accuracy)
+    return _orig_send_hci(self, packet)
+Controller.send_hci_packet = send_hci_packet
+
+async def main(n):
+    for _ in range(1200):                         # started before modprobe hci_vhci: wait for the device node
+        if os.path.exists('/dev/vhci'): break
+        await asyncio.sleep(0.05)
+    link = LocalLink(); keep = []
+    for i in range(n):
+        before = set(os.listdir('/sys/class/bluetooth')) if os.path.isdir('/sys/class/bluetooth') else set()
+        t = await open_transport('vhci')          # writes the vhci create request right after open()
+        c = Controller('C%d' % i, host_source=t.source, host_sink=t.sink, link=link,
+                       public_address='F0:F1:F2:F3:F4:%02X' % i)
+        keep.append((t, c))
+        for _ in range(200):                      # wait for the kernel to register this index
+            now = set(os.listdir('/sys/class/bluetooth')) if os.path.isdir('/sys/class/bluetooth') else set()
+            if now - before: break
+            await asyncio.sleep(0.05)
+        print('controller C%d %s -> %s' % (i, c.public_address, ' '.join(sorted(now - before))), flush=True)
+    print('ready', flush=True)
+    await asyncio.get_running_loop().create_future()
+asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2))
+EOF
+
+  cat > "$XFER/guest/power_on.py" <<'EOF'
+# Wait for bluetoothd to export hci0 and hci1, power both on, print "hciN=ADDR".
+import time, dbus
+bus = dbus.SystemBus(); t0 = time.time(); P = 'org.freedesktop.DBus.Properties'
+while True:
+    try:
+        objs = dbus.Interface(bus.get_object('org.bluez', '/'), 'org.freedesktop.DBus.ObjectManager').GetManagedObjects()
+        if all(('/org/bluez/%s' % h) in objs for h in ('hci0', 'hci1')): break
+    except dbus.DBusException: pass
+    if time.time() - t0 > 120: raise SystemExit('adapters did not appear')
+    time.sleep(0.3)
+for h in ('hci0', 'hci1'):
+    o = bus.get_object('org.bluez', '/org/bluez/' + h)
+    t1 = time.time()
+    while not o.Get('org.bluez.Adapter1', 'Powered', dbus_interface=P):
+        try: o.Set('org.bluez.Adapter1', 'Powered', dbus.Boolean(True), dbus_interface=P)
+        except dbus.DBusException as e:   # org.bluez.Error.Busy while bluetoothd's own power-on is under way
+            if time.time() - t1 > 30: raise
+        time.sleep(0.2)
+    print('%s=%s' % (h, o.Get('org.bluez.Adapter1', 'Address', dbus_interface=P)))
+EOF
+
+  cat > "$XFER/guest/adv_kick.py" <<'EOF'
+# example-advertisement's TestAdvertisement on a pinned adapter, re-registered every KICK seconds.
+# Why: btdev (btvirt) sends ONE advertising report per scan-enable (duplicate filtering) and sends it
+# before the kernel marks discovery active, so the kernel drops it; a (re-)registration during an
+# active scan produces a fresh report. Without this, only the first discovery after boot finds it.
+import sys, types, importlib.machinery, dbus, dbus.mainloop.glib
+from gi.repository import GLib
+adapter, path = sys.argv[1], sys.argv[2]
+kick = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+ex = types.ModuleType('example'); ex.__file__ = path
+importlib.machinery.SourceFileLoader('example', path).exec_module(ex)
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+bus = dbus.SystemBus()
+mgr = dbus.Interface(bus.get_object('org.bluez', adapter), 'org.bluez.LEAdvertisingManager1')
+ad = ex.TestAdvertisement(bus, 0)
+def log(*a): print(*a, flush=True)
+def register(first=False):
+    mgr.RegisterAdvertisement(ad.get_path(), {},
+        reply_handler=lambda: first and log('Advertisement registered on', adapter,
+                                            '(re-registered every %ss)' % kick if kick > 0 else '(no re-registration)'),
+        error_handler=lambda e: log('register failed:', e))
+def rekick():
+    mgr.UnregisterAdvertisement(ad.get_path(), reply_handler=register,
+                                error_handler=lambda e: (log('unregister failed:', e), register()))
+    return True
+register(True)
+if kick > 0: GLib.timeout_add(int(kick * 1000), rekick)
+GLib.MainLoop().run()
+EOF
+
+  cat > "$XFER/guest/pin_adapter.py" <<'EOF'
+# Run one of BlueZ's example peripherals with find_adapter() pinned to a given adapter path.
+import sys, types, importlib.machinery
+adapter, path = sys.argv[1], sys.argv[2]
+mod = types.ModuleType('example'); mod.__file__ = path
+importlib.machinery.SourceFileLoader('example', path).exec_module(mod)
+mod.find_adapter = lambda bus: adapter
+print('pinned', path, 'to', adapter, flush=True)
+mod.main()
+EOF
+
+  cat > "$XFER/guest/bctl.py" <<'EOF'
+# Drive bluetoothctl through a pty like a person would; print a clean (ANSI-stripped) transcript.
+import os, pty, re, select, sys, time
+ANSI = re.compile(rb'\x1b\[[0-9;?]*[A-Za-z]|\x01|\x02|\r')
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp('bluetoothctl', ['bluetoothctl'])
+buf = b''
+def pump(secs, pat=None, since=0):
+    global buf
+    end = time.time() + secs
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try: d = os.read(fd, 65536)
+            except OSError: return False
+            if not d: return False
+            buf += d
+            sys.stdout.write(ANSI.sub(b'', d).decode('utf-8', 'replace')); sys.stdout.flush()
+        if pat and re.search(pat, ANSI.sub(b'', buf[since:])): return True
+    return pat is None
+def cmd(c, wait=1.0, pat=None):
+    mark = len(buf)
+    os.write(fd, (c + '\n').encode())
+    ok = pump(wait, pat.encode() if pat else None, mark)
+    if pat and not ok:
+        print('\n!!! timeout waiting for %r after %r' % (pat, c)); sys.stdout.flush()
+    return ok
+central, periph = sys.argv[1], sys.argv[2]
+U = lambda s: '0000%s-0000-1000-8000-00805f9b34fb' % s
+pump(1.5)
+ok = cmd('select ' + central, 1)
+cmd('show', 1)
+cmd('menu scan', 0.5); cmd('transport le', 0.5); cmd('back', 0.5)
+ok &= cmd('scan on', 15, r'Device %s' % periph)
+pump(3)                                   # collect a few RSSI/property updates
+cmd('scan off', 1)
+cmd('info ' + periph, 1.5)
+ok &= cmd('connect ' + periph, 20, r'Connection successful')
+ok &= cmd('', 15, r'ServicesResolved: yes') or True
+cmd('menu gatt', 0.5)
+cmd('list-attributes ' + periph, 2)
+ok &= cmd('select-attribute ' + U('2a19'), 1)
+ok &= cmd('read', 5, r'Value:|\s[0-9a-f]{2}\s')
+cmd('select-attribute ' + U('2a38'), 1); cmd('read', 3)
+ok &= cmd('select-attribute ' + U('2a37'), 1)
+ok &= cmd('notify on', 5, r'Notify started')
+pump(5)
+cmd('notify off', 2)
+ok &= cmd('select-attribute 12345678-1234-5678-1234-56789abcdef1', 1)
+cmd('read', 3)
+ok &= cmd('write "0x42 0x43 0x44"', 5, r'Attempting to write')
+cmd('read', 3)
+cmd('select-attribute ' + U('2a39'), 1); cmd('write 0x01', 3)
+cmd('back', 0.5)
+cmd('disconnect ' + periph, 5, r'Successful disconnected|Disconnection successful|Connected: no')
+cmd('quit', 1)
+hr = len(re.findall(rb'2a37[^\n]*\n[^\n]*Value|Value:', ANSI.sub(b'', buf)))
+print('\n=== bctl summary: ok=%s' % bool(ok))
+sys.exit(0 if ok else 1)
+EOF
+
+  cat > "$XFER/guest/scan_check.py" <<'EOF'
+# Central on hci0: discover until a device advertising 180d shows up; print timing and what we saw.
+import sys, time, dbus, dbus.mainloop.glib
+from gi.repository import GLib
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+bus = dbus.SystemBus(); t0 = time.time()
+ad = dbus.Interface(bus.get_object('org.bluez', '/org/bluez/hci0'), 'org.bluez.Adapter1')
+ad.SetDiscoveryFilter(dbus.Dictionary({'Transport': 'le'}, signature='sv'))
+loop = GLib.MainLoop(); found = {}; known = {}
+def check(path, props):
+    known.setdefault(str(path), {}).update(props); props = known[str(path)]
+    if not found and '0000180d-0000-1000-8000-00805f9b34fb' in [str(u) for u in props.get('UUIDs', [])] and 'RSSI' in props:
+        found.update(path=str(path), addr=str(props.get('Address')), rssi=int(props['RSSI']), t=round(time.time() - t0, 2))
+        loop.quit()
+def added(path, ifaces):
+    if 'org.bluez.Device1' in ifaces: check(path, ifaces['org.bluez.Device1'])
+def changed(iface, ch, inv, path=None):
+    if iface == 'org.bluez.Device1' and str(path).startswith('/org/bluez/hci0/'): check(path, ch)
+bus.add_signal_receiver(added, 'InterfacesAdded', 'org.freedesktop.DBus.ObjectManager')
+bus.add_signal_receiver(changed, 'PropertiesChanged', 'org.freedesktop.DBus.Properties', path_keyword='path')
+om = dbus.Interface(bus.get_object('org.bluez', '/'), 'org.freedesktop.DBus.ObjectManager')
+for p, i in om.GetManagedObjects().items():
+    if str(p).startswith('/org/bluez/hci0/') and 'org.bluez.Device1' in i:
+        known[str(p)] = dict(i['org.bluez.Device1']); known[str(p)].pop('RSSI', None)   # want a fresh RSSI
+if not found:
+    ad.StartDiscovery(); GLib.timeout_add_seconds(int(sys.argv[1]) if len(sys.argv) > 1 else 20, loop.quit); loop.run()
+    try: ad.StopDiscovery()
+    except dbus.DBusException: pass
+print(found if found else 'NOT FOUND'); sys.exit(0 if found else 1)
+EOF
+}
+
+# ---------------------------------------------------------------- host side
+qemu_pid() { local p; p=$(cat "$RUN/qemu.pid" 2>/dev/null) && [ -n "$p" ] && kill -0 "$p" 2>/dev/null && echo "$p"; }
+
+vm_exec() {   # vm_exec TIMEOUT CMD  -> streams output, returns rc
+  local to=$1; shift
+  [ -n "$(qemu_pid)" ] || die "VM is not up (run: $0 up)"
+  [ -f "$XFER/state/ready" ] || die "VM not ready yet"
+  local id; id="$(date +%s%N)-$$"
+  printf '%s\n' "$*" > "$XFER/cmd/.$id.tmp"; mv "$XFER/cmd/.$id.tmp" "$XFER/cmd/$id.sh"
+  local off=0 size end=$((SECONDS + to))
+  while :; do
+    if [ -f "$XFER/out/$id.out" ]; then
+      size=$(stat -c %s "$XFER/out/$id.out")
+      if [ "$size" -gt "$off" ]; then tail -c +$((off + 1)) "$XFER/out/$id.out" | head -c $((size - off)) || true; off=$size; fi
+    fi
+    if [ -f "$XFER/out/$id.rc" ]; then
+      size=$(stat -c %s "$XFER/out/$id.out"); [ "$size" -gt "$off" ] && tail -c +$((off + 1)) "$XFER/out/$id.out"
+      local rc; rc=$(cat "$XFER/out/$id.rc"); rm -f "$XFER/out/$id".{out,rc}; return "$rc"
+    fi
+    [ $SECONDS -lt $end ] || { log "timeout waiting for guest command"; return 124; }
+    sleep 0.1
+  done
+}
+
+accel_args() {
+  local want="${LAB_ACCEL:-auto}"
+  # /dev/kvm backed by kvm_pvm (PVM, no kvm_intel/kvm_amd) only runs PVM-aware guest kernels: a stock
+  # Debian kernel hangs right after "Probing EDD" there, so treat it as "no KVM" unless LAB_ACCEL=kvm.
+  if [ "$want" = auto ] && [ -d /sys/module/kvm_pvm ] && [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
+    log "/dev/kvm is kvm_pvm (PVM): stock guest kernels cannot boot on it; using TCG"
+    echo "-accel tcg,thread=multi,tb-size=256 -cpu max"; return 0
+  fi
+  if [ "$want" != tcg ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && \
+     qemu-system-x86_64 -accel kvm -M none -display none -nodefaults -S -daemonize -pidfile "$RUN/probe.pid" 2>/dev/null; then
+    kill "$(cat "$RUN/probe.pid")" 2>/dev/null; rm -f "$RUN/probe.pid"
+    # -arch-capabilities: nested KVM here rejects MSR 0x10a (IA32_ARCH_CAPABILITIES) with -cpu host/max
+    echo "-accel kvm -cpu host,-arch-capabilities"
+  else
+    [ "$want" = kvm ] && die "KVM requested but unusable"
+    echo "-accel tcg,thread=multi,tb-size=256 -cpu max"
+  fi
+}
+
+cmd_up() {
+  local t0; t0=$(date +%s.%N)
+  if [ -n "$(qemu_pid)" ]; then
+    log "already up (qemu pid $(qemu_pid)); not starting a second VM"
+    [ -f "$XFER/state/ready" ] && { log "VM reports ready"; return 0; }
+    die "VM is up but not ready; try: $0 down && $0 up"
+  fi
+  if [ ! -f "$INITRD" ] || [ ! -f "$KERNEL" ] || { [ "$CONTROLLERS" = bumble ] && [ ! -f "$ROOTFS/opt/bumble/.ok" ]; }; then cmd_build; fi
+  rm -rf "$RUN"; mkdir -p "$RUN"
+  write_guest
+  local accel; accel=$(accel_args)
+  log "booting VM ($accel, ${MEM}M, controllers: $CONTROLLERS, D-Bus TCP on 127.0.0.1:$PORT)"
+  echo "$accel" > "$RUN/accel"
+  echo "$CONTROLLERS" > "$RUN/controllers"
+  start_qemu() {
+  qemu-system-x86_64 -name bluez-lab $1 -M q35 -smp 2 -m "$MEM" \
+    -nodefaults -no-user-config -display none -no-reboot \
+    -kernel "$KERNEL" -initrd "$INITRD" \
+    -append "console=ttyS0 ${LAB_KCMD:-quiet loglevel=3} panic=-1 rdinit=/init" \
+    -serial "file:$RUN/console.log" \
+    -monitor "unix:$RUN/monitor.sock,server=on,wait=off" \
+    -fsdev "local,id=xfer,path=$XFER,security_model=none" -device virtio-9p-pci,fsdev=xfer,mount_tag=xfer \
+    -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$PORT-:$PORT" -device virtio-net-pci,netdev=n0 \
+    -pidfile "$RUN/qemu.pid" -daemonize
+  }
+  if ! start_qemu "$accel" 2> "$RUN/qemu.err"; then
+    cat "$RUN/qemu.err" >&2
+    [ "${LAB_ACCEL:-auto}" = kvm ] && die "qemu failed with KVM"
+    accel="-accel tcg -cpu max"; echo "$accel" > "$RUN/accel"
+    log "qemu failed with KVM; retrying with TCG"
+    start_qemu "$accel" || die "qemu failed"
+  fi
+  local i
+  for i in $(seq 1 ${LAB_BOOT_TIMEOUT:-300}0); do
+    [ -f "$XFER/state/ready" ] && break
+    [ -n "$(qemu_pid)" ] || { cat "$RUN/console.log"; die "qemu exited"; }
+    sleep 0.1
+  done
+  [ -f "$XFER/state/ready" ] || { tail -30 "$XFER/log/stage2.log" "$RUN/console.log" 2>&1; die "guest did not become ready"; }
+  local t1; t1=$(date +%s.%N)
+  log "guest ready (guest uptime $(cat "$XFER/state/ready")s); checking that the central on hci0 sees the peripheral"
+  vm_exec 60 "python3 -u /xfer/guest/scan_check.py 20" || die "central did not see the peripheral"
+  local t2; t2=$(date +%s.%N)
+  printf 'up (%s): boot->peripheral ready %.1fs, ->central saw it %.1fs; accel: %s; qemu RSS %s MiB\n' "$CONTROLLERS" \
+    "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t0}")" "$accel" \
+    "$(( $(ps -o rss= -p "$(qemu_pid)") / 1024 ))" | tee "$RUN/up-timing.txt"
+  echo "host: DBUS_SYSTEM_BUS_ADDRESS=tcp:host=127.0.0.1,port=$PORT"
+}
+
+cmd_down() {
+  local p; p=$(qemu_pid || true)
+  if [ -n "$p" ]; then
+    log "stopping qemu pid $p"
+    if [ -S "$RUN/monitor.sock" ]; then
+      $HOST_PY -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"quit\n"); s.recv(4096)' "$RUN/monitor.sock" 2>/dev/null || true
+    fi
+    local i; for i in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$p" 2>/dev/null && { kill "$p"; sleep 0.5; }
+    kill -0 "$p" 2>/dev/null && kill -9 "$p"
+  fi
+  rm -rf "$RUN"
+  log "down"
+}
+
+cmd_status() {
+  local p; p=$(qemu_pid || true)
+  if [ -n "$p" ]; then
+    echo "up: qemu pid $p, $(cat "$RUN/accel"), ready=$([ -f "$XFER/state/ready" ] && echo yes || echo no), D-Bus tcp:host=127.0.0.1,port=$PORT"
+  else echo "down"; fi
+}
+
+adapter_addr() {  # adapter_addr hciN (inside VM)
+  vm_exec 10 "dbus-send --system --print-reply=literal --dest=org.bluez /org/bluez/$1 org.freedesktop.DBus.Properties.Get string:org.bluez.Adapter1 string:Address | awk '{print \$NF}'"
+}
+
+cmd_central_demo() {
+  local c p
+  c=$(adapter_addr hci0); p=$(adapter_addr hci1)
+  log "central hci0=$c  peripheral hci1=$p"
+  vm_exec 180 "python3 -u /xfer/guest/bctl.py $c $p"
+}
+
+case "${1:-}" in
+  build) cmd_build ;;
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  exec) shift; [ $# -gt 0 ] || die "usage: $0 exec CMD..."; vm_exec "${LAB_EXEC_TIMEOUT:-600}" "$*" ;;
+  central-demo) cmd_central_demo ;;
+  host-demo) shift
+    # btvirt reports RSSI 127, which any RSSI discovery filter drops: no filter there unless asked for.
+    if [ -z "${LAB_RSSI_FILTER+x}" ] && [ "$(cat "$RUN/controllers" 2>/dev/null || echo btvirt)" = btvirt ]; then
+      export LAB_RSSI_FILTER=''
+    fi
+    DBUS_SYSTEM_BUS_ADDRESS="tcp:host=127.0.0.1,port=$PORT" exec $HOST_PY -u "$LAB_DIR/host_central.py" "$@" ;;
+  host-env) echo "export DBUS_SYSTEM_BUS_ADDRESS=tcp:host=127.0.0.1,port=$PORT" ;;
+  console) cat "$RUN/console.log"; cat "$XFER/log/stage2.log" 2>/dev/null ;;
+
+  *) sed -n '2,20p' "$0"; exit 2 ;;
+esac
