@@ -1,0 +1,180 @@
+import Testing
+@testable import Explorer
+@testable import TUI
+
+/// Screens render into a cell grid at a fixed size; tests compare its lines.
+@Suite("Screens at 80x24")
+struct ScreenTests {
+    static let t0 = Timestamp(1_780_000_000)
+    static let hrm = PeripheralID("E4:1C:22:5D:90:11")
+    static let hrmChar = CharacteristicID("/sim/dev_E4_1C_22_5D_90_11/service000b/char000c")
+
+    static func state() -> AppState {
+        var s = AppState(now: t0)
+        s.adapter = AdapterStatus(name: "sim0", power: .on, discovering: true)
+        func add(_ addr: String, _ name: String?, _ rssi: Int, _ adv: Advertisement, connectable: Bool = true) {
+            let id = PeripheralID(addr)
+            _ = Reducer.reduce(&s, .backend(.advertisementReceived(AdvertisementReport(
+                id: id, address: addr, name: name, rssi: rssi, connectable: connectable, advertisement: adv)), at: t0))
+        }
+        add("E4:1C:22:5D:90:11", "Demo HRM", -52, Advertisement(serviceUUIDs: ["180D", "180F"], manufacturerData: [0x0059: [1]]))
+        add("FC:58:FA:1A:2B:3C", "Demo iTag", -61, Advertisement(serviceUUIDs: ["FFE0"], txPower: 0))
+        let beacon: Bytes = [0x02, 0x15] + DemoCatalog.uuidBytes(DemoCatalog.iBeaconUUID) + [0, 1, 0, 42, 0xC5]
+        add("6B:2E:91:3C:4D:5E", nil, -67, Advertisement(manufacturerData: [0x004C: beacon]), connectable: false)
+        add("DE:AD:BE:EF:00:1B", DemoCatalog.evilName, -88, Advertisement())
+        s.now = t0 + 3
+        return s
+    }
+
+    static func render(_ s: AppState, _ w: Int = 80, _ h: Int = 24) -> [String] {
+        Router.render(s, width: w, height: h).lines()
+    }
+
+    /// Compares line by line, printing a readable diff on failure.
+    static func expectLines(_ got: [String], _ want: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        for i in 0..<max(got.count, want.count) {
+            let g = i < got.count ? got[i] : "<none>", w = i < want.count ? want[i] : "<none>"
+            #expect(g == w, "line \(i)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func scanList() {
+        let lines = Self.render(Self.state())
+        Self.expectLines(Array(lines.prefix(7)), [
+            " bleexplr │ Scan",
+            "  NAME             ADDRESS           RSSI       ADVERTISEMENT               AGE",
+            "▶ Demo HRM         E4:1C:22:5D:90:11  -52 ████░ Nordic Semiconductor · Hea   3s",
+            "  Demo iTag        FC:58:FA:1A:2B:3C  -61 ███░░ iTag Button · tx 0 dBm       3s",
+            "  (unnamed)        6B:2E:91:3C:4D:5E  -67 ███░░ iBeacon e2c56db5… 1/42 @1m   3s",
+            "  Evil␛[2J␛]0;pwne DE:AD:BE:EF:00:1B  -88 █░░░░                              3s",
+            "",
+        ])
+        #expect(lines[22] == "Enter connect · / filter · o sort · s scan · R record · ? help · q quit")
+        #expect(lines[23] == " sim0 on · scanning · 4 devices                                          ? help")
+    }
+
+    @Test func noControlCharacterReachesTheGrid() {
+        for (w, h) in [(80, 24), (132, 40), (60, 16)] {
+            let g = Router.render(Self.state(), width: w, height: h)
+            for cell in g.cells {
+                #expect(!cell.text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value) })
+            }
+        }
+    }
+
+    @Test func connectingShowsProgressOnTheRow() {
+        var s = Self.state()
+        s.scan.cursor = Self.hrm
+        _ = Reducer.reduce(&s, .rowActivated)
+        let lines = Self.render(s)
+        #expect(lines[2].contains("connecting…"))
+        #expect(lines[22] == "Connecting to Demo HRM…")
+    }
+
+    static func connected() -> AppState {
+        var s = state()
+        s.scan.cursor = hrm
+        _ = Reducer.reduce(&s, .rowActivated)
+        let services = [
+            GATTService(id: AttributeID("/s/b"), uuid: "180D", characteristics: [
+                GATTCharacteristic(id: hrmChar, uuid: "2A37", properties: [.notify],
+                                   descriptors: [GATTDescriptor(id: AttributeID("/s/b/c/d"), uuid: "2902")]),
+                GATTCharacteristic(id: AttributeID("/s/b/e"), uuid: "2A38", properties: [.read]),
+            ]),
+            GATTService(id: AttributeID("/s/f"), uuid: "180F", characteristics: [
+                GATTCharacteristic(id: AttributeID("/s/f/g"), uuid: "2A19", properties: [.read, .notify]),
+            ]),
+        ]
+        _ = Reducer.reduce(&s, .backend(.connected(hrm), at: t0 + 3))
+        _ = Reducer.reduce(&s, .backend(.servicesResolved(hrm, services, mtu: 247), at: t0 + 3))
+        return s
+    }
+
+    @Test func deviceScreen() {
+        var s = Self.connected()
+        _ = Reducer.reduce(&s, .backend(.readCompleted(AttributeID("/s/f/g"), .success([64])), at: Self.t0 + 4))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines.prefix(10)), [
+            " bleexplr │ Scan › Demo HRM",
+            " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247",
+            "",
+            " ▾ Heart Rate                             180D",
+            "     Heart Rate Measurement               2A37  notify",
+            "     Body Sensor Location                 2A38  read",
+            " ▾ Battery                                180F",
+            "     Battery Level                        2A19  read notify  64 %",
+            "",
+            "",
+        ])
+        #expect(lines[22] == "Connected to Demo HRM")
+    }
+
+    @Test func characteristicScreenWithHistory() {
+        var s = Self.connected()
+        _ = Reducer.reduce(&s, .cursorMoved(.down))
+        _ = Reducer.reduce(&s, .rowActivated)
+        _ = Reducer.reduce(&s, .backend(.notifyChanged(Self.hrmChar, enabled: true, nil), at: Self.t0 + 5))
+        _ = Reducer.reduce(&s, .backend(.valueNotified(Self.hrmChar, [0x06, 72]), at: Self.t0 + 6))
+        _ = Reducer.reduce(&s, .backend(.valueNotified(Self.hrmChar, [0x16, 75, 0x00, 0x04]), at: Self.t0 + 7.25))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines.prefix(14)), [
+            " bleexplr │ Scan › Demo HRM › Heart Rate Measurement",
+            " Heart Rate Measurement  2A37",
+            " Service Heart Rate (180D)   Properties notify   Notify on",
+            " Descriptors Client Characteristic Configuration",
+            "",
+            " Value    16 4b 00 04",
+            " Text     \"·K··\"",
+            " Decoded  75 bpm, contact, RR 1.000 s",
+            "          4 bytes, notify at 20:26:47.250",
+            "",
+            " HISTORY 2 values, newest first",
+            " 20:26:47.250  notify  16 4b 00 04                 75 bpm, contact, RR 1.000 s",
+            " 20:26:46.000  notify  06 48                       72 bpm, contact",
+            "",
+        ])
+        #expect(lines[22] == "Notifications on: Heart Rate Measurement")
+    }
+
+    @Test func writePromptAndHelpOverlay() {
+        var s = Self.connected()
+        s.route = .characteristic(Self.hrm, Self.hrmChar)
+        _ = Reducer.reduce(&s, .writeStarted)
+        _ = Reducer.reduce(&s, .inputEdited(.insert("01 ff")))
+        #expect(Self.render(s)[22] == "write (hex 01 ff, or \"text\"): 01 ff▏")
+        s.input = nil
+        s.showHelp = true
+        let lines = Self.render(s)
+        #expect(lines.contains { $0.contains("Keys") })
+        for (key, text) in Keymap.help { #expect(lines.contains { $0.contains(key) && $0.contains(text) }) }
+    }
+
+    @Test func tooSmall() {
+        let lines = Self.render(Self.state(), 40, 10)
+        #expect(lines[4].trimmingCharacters() == "Terminal too small")
+        #expect(lines[5].trimmingCharacters() == "40x10, need 60x16")
+    }
+
+    @Test func largerTerminalsUseTheSpace() {
+        let lines = Self.render(Self.state(), 132, 40)
+        #expect(lines.count == 40)
+        #expect(lines[2].contains("Nordic Semiconductor · Heart Rate · Battery"))
+        #expect(lines[39].hasSuffix("? help"))
+    }
+
+    @Test func wideCharactersTakeTwoColumns() {
+        var g = CellGrid(width: 10, height: 1)
+        #expect(g.put("会議室A", x: 0, y: 0) == 7)
+        #expect(g.lines() == ["会議室A"])
+        #expect(g.put("ホワイトボード", x: 0, y: 0, maxWidth: 5) == 4)
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}
