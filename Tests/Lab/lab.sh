@@ -1,27 +1,42 @@
 #!/usr/bin/env bash
-# bluez-lab.sh - a real BlueZ stack with virtual LE controllers inside a small
-# qemu/KVM VM (Debian bookworm kernel 6.1 + bluetooth.ko + hci_vhci.ko + btvirt).
+# lab.sh - bleexplr's BlueZ lab: a real bluetoothd 5.66 with virtual LE controllers inside a small qemu VM
+# (Debian bookworm kernel 6.1 + bluetooth.ko + hci_vhci.ko), plus fixture peripherals. See docs/testing.md.
 #
-#   build            assemble rootfs/initramfs + kernel under cache/ (idempotent)
-#   up               boot the VM, start dbus/bluetoothd/btvirt, peripheral on hci1
+#   build            assemble kernel + rootfs/initramfs under $LAB_CACHE (idempotent; installs host packages)
+#   up               boot the VM: dbus, bluetoothd, 7 controllers, example server on hci1, fixtures on hci2-6
 #   down             stop the VM and remove all run state
-#   status           show whether the VM is up
+#   status           "up: ... ready=yes|no" or "down"
 #   exec CMD...      run CMD (bash -c) inside the VM, print its output, exit with its rc
+#   env              print export lines: DBUS_SYSTEM_BUS_ADDRESS and BLEEXPLR_LAB_BUS (eval "$(lab.sh env)")
+#   fixture ARGS     drive the fixtures: press | beacon [ibeacon|eddystone] on|off | adv NAME on|off |
+#                    stream [FILE] | drop | reset | state
+#   logs [NAME...]   guest logs (default: stage2 bluetoothd fixtures; also btmon, bumble, gatt-server, ...)
+#   console          VM serial console + stage2 log
+#   cache-dir        print the cache directory
 #   central-demo     bluetoothctl central session on hci0 inside the VM (scan/connect/read/notify/write)
-#   host-demo        same from the HOST over the VM's system bus (python3-dbus over TCP)
-#   host-env         print DBUS_SYSTEM_BUS_ADDRESS for host programs
-#   console          show the VM serial console + guest stage2 log (guest logs: cache/run/xfer/log/)
+#   host-demo        the same from the HOST over the VM's system bus (host_central.py, python3-dbus over TCP)
+#
+# Controllers: hci0 = the central (program under test), hci1 = BlueZ's example-gatt-server +
+# example-advertisement, hci2 "Lab iTag", hci3 "Lab Stream", hci4 "Lab Dropper", hci5 iBeacon,
+# hci6 Eddystone-URL (guest/fixtures.py). One controller per peripheral: bluetoothd keeps one GATT
+# database and one public address per adapter, so peripherals sharing a controller would merge.
 #
 # Host programs reach the VM's system bus at tcp:host=127.0.0.1,port=$LAB_DBUS_PORT (ANONYMOUS auth,
-# libdbus/GDBus only; sd-bus/busctl cannot, it only speaks EXTERNAL).
+# libdbus/GDBus only; sd-bus/busctl cannot, it only speaks EXTERNAL). The fixtures' control API is on
+# the same bus: org.bleexplr.Lab /org/bleexplr/Lab org.bleexplr.Lab.Fixtures1.
 #
-# Env: LAB_CACHE (default ~/.cache/bluez-lab), LAB_DBUS_PORT (default 17777), LAB_MEM (MiB, default 768), LAB_ACCEL (kvm|tcg|auto)
-#      LAB_CONTROLLERS (btvirt|bumble, default btvirt): who emulates the two LE controllers behind /dev/vhci.
-#        btvirt: BlueZ's emulator; RSSI always 127 (invalid), one report per adv enable (needs LAB_ADV_KICK).
-#        bumble: Google Bumble $BUMBLE_VERSION Controllers on a LocalLink (python venv /opt/bumble in the rootfs);
-#                RSSI -50, continuous advertising, stable public addresses F0:F1:F2:F3:F4:0N.
-#        LAB_BUMBLE_RSSI: "-50" (fixed) or "-70:-40" (random per report); LAB_BUMBLE_LOG: python log level.
-#      LAB_ADV_KICK (seconds; default 1 for btvirt, 0 = off for bumble), LAB_BTMON=1 (btmon -w log/btmon.snoop)
+# Env: LAB_CACHE (default ~/.cache/bleexplr-lab), LAB_DBUS_PORT (17777), LAB_MEM (MiB, default 640),
+#      LAB_ACCEL (auto|kvm|tcg), LAB_TB_MB (TCG translation cache, 128), LAB_NCTRL (controllers, 7)
+#      LAB_CONTROLLERS (bumble|btvirt, default bumble): who emulates the LE controllers behind /dev/vhci.
+#        bumble: Google Bumble (pinned in bumble-requirements.txt, venv /opt/bumble in the rootfs) controllers on
+#                one LocalLink: RSSI -50, continuous advertising, stable addresses F0:F1:F2:F3:F4:0N.
+#                LAB_BUMBLE_RSSI: "-50" (fixed) or "-70:-40" (random per report); LAB_BUMBLE_LOG: log level.
+#        btvirt: BlueZ's emulator (no PyPI needed); RSSI always 127 (invalid: any RSSI discovery filter drops
+#                it), one report per advertising enable, so every advert is re-registered each LAB_ADV_KICK s,
+#                and non-connectable beacons get a new random address each time.
+#      LAB_ADV_KICK (seconds; default 1 for btvirt, 0 = off for bumble), LAB_BTMON=1 (btmon -w log/btmon.snoop),
+#      LAB_BLUETOOTHD_DEBUG=1 (bluetoothd -d), LAB_EATT=1 (EATT on; off by default, see stage2),
+#      LAB_BOOT_TIMEOUT (s, 300), LAB_EXEC_TIMEOUT (s, 600)
 set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,16 +49,18 @@ XFER="$RUN/xfer"
 INITRD="$CACHE/initrd.img"
 KERNEL="$CACHE/vmlinuz"
 PORT="${LAB_DBUS_PORT:-17777}"
-MEM="${LAB_MEM:-768}"
+MEM="${LAB_MEM:-640}"
 SUITE=bookworm
-PKGS="dbus,bluez,bluez-test-tools,bluez-test-scripts,python3-dbus,python3-gi,kmod,busybox,procps"
+PKGS="dbus,bluez,bluez-test-tools,bluez-test-scripts,python3-dbus,python3-gi,python3-venv,kmod,busybox,procps"
 # btvirt (emulator/btdev) needs AF_ALG ecb(aes)+cmac(aes); without them it fails with the misleading
 # "Failed to open Virtual HCI device".
 MODS="virtio_pci bluetooth hci_vhci 9p 9pnet_virtio virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac"
 HOST_PY=/usr/bin/python3     # Debian python (has python3-dbus / python3-gi), not a pyenv shim
-CONTROLLERS="${LAB_CONTROLLERS:-btvirt}"
+CONTROLLERS="${LAB_CONTROLLERS:-bumble}"
+# hci0 central, hci1 BlueZ example server, hci2.. one per fixture peripheral (guest/fixtures.py: FIXTURES)
+NCTRL="${LAB_NCTRL:-7}"
 case "$CONTROLLERS" in btvirt|bumble) ;; *) echo "LAB_CONTROLLERS must be btvirt or bumble" >&2; exit 2 ;; esac
-BUMBLE_VERSION="${LAB_BUMBLE_VERSION:-0.0.236}"
+BUMBLE_REQ="$LAB_DIR/bumble-requirements.txt"   # pinned bumble + dependencies
 if [ "$CONTROLLERS" = bumble ]; then ADV_KICK="${LAB_ADV_KICK:-0}"; else ADV_KICK="${LAB_ADV_KICK:-1}"; fi
 
 log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
@@ -69,7 +86,10 @@ apt_has() {  # apt_has PKG: true if apt knows a candidate version for PKG
   [ -n "$c" ] && [ "$c" != "(none)" ]
 }
 
+need_root() { [ "$(id -u)" = 0 ] || die "$* needs root (apt-get, debootstrap, chroot); run as root or build once as root"; }
+
 apt_install() {  # apt_install PKG...: apt-get update first when any of them is unknown to apt
+  need_root "installing host packages ($*)"
   local p upd=0
   for p in "$@"; do apt_has "$p" || upd=1; done
   [ $upd = 0 ] || { log "apt-get update"; apt-get update -q >/dev/null || die "apt-get update failed"; }
@@ -99,7 +119,7 @@ build_kernel() {
   local pkg
   pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
   [ -n "$pkg" ] || die "cannot resolve linux-image-amd64 (run apt-get update)"
-  (cd "$KDIR" && apt-get download "$pkg" >/dev/null)
+  (cd "$KDIR" && apt-get -q -o APT::Sandbox::User=root download "$pkg" >/dev/null)
   dpkg-deb -x "$KDIR"/"$pkg"_*.deb "$KDIR/x"
   cp "$KDIR"/x/boot/vmlinuz-* "$KERNEL"
   basename "$KDIR"/x/lib/modules/* > "$KDIR/version"
@@ -109,6 +129,7 @@ build_kernel() {
 
 build_rootfs() {
   if [ ! -f "$ROOTFS/.debootstrap-ok" ]; then
+    need_root "building the VM's root file system"
     local m; m=$(mirror_url)
     log "debootstrap $SUITE (minbase + $PKGS)"
     rm -rf "$ROOTFS"
@@ -142,8 +163,9 @@ build_bumble() {
   # LAB_CONTROLLERS=bumble asks for it; once there it stays (the same initrd then serves both modes).
   [ "$CONTROLLERS" = bumble ] || return 0
   local venv="$ROOTFS/opt/bumble"
-  [ -f "$venv/.ok" ] && [ "$(cat "$venv/.ok")" = "$BUMBLE_VERSION" ] && return 0
-  log "installing bumble==$BUMBLE_VERSION into the rootfs (chroot venv + pip)"
+  local want; want="$(sha1sum < "$BUMBLE_REQ" | cut -d' ' -f1)"
+  [ -f "$venv/.ok" ] && [ "$(cat "$venv/.ok")" = "$want" ] && return 0
+  log "installing $(grep -o '^bumble==.*' "$BUMBLE_REQ") (+ pinned deps, $(basename "$BUMBLE_REQ")) into the rootfs (chroot venv + pip)"
   cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
   if [ ! -d "$ROOTFS/usr/lib/python3.11/ensurepip" ]; then
     chroot "$ROOTFS" apt-get update -q > "$CACHE/bumble-install.log" 2>&1 &&
@@ -155,14 +177,19 @@ build_bumble() {
   # A TLS-intercepting proxy's CA lives in the host bundle only: hand it to pip in the chroot. requests
   # prefers REQUESTS_CA_BUNDLE over --cert, so run with a clean environment.
   local ca=/etc/ssl/certs/ca-certificates.crt; [ -f "$ca" ] && cp "$ca" "$ROOTFS/tmp/host-ca.crt"
-  chroot "$ROOTFS" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  cp "$BUMBLE_REQ" "$ROOTFS/tmp/bumble-requirements.txt"
+  local v pass=()   # proxy / index settings of the caller still apply inside the chroot
+  for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST; do
+    [ -n "${!v:-}" ] && pass+=("$v=${!v}")
+  done
+  chroot "$ROOTFS" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "${pass[@]}" \
       ${ca:+PIP_CERT=/tmp/host-ca.crt REQUESTS_CA_BUNDLE=/tmp/host-ca.crt SSL_CERT_FILE=/tmp/host-ca.crt} \
-      /opt/bumble/bin/pip install -q --no-cache-dir --disable-pip-version-check "bumble==$BUMBLE_VERSION" \
-      >> "$CACHE/bumble-install.log" 2>&1 || { rm -f "$ROOTFS/tmp/host-ca.crt"; tail -20 "$CACHE/bumble-install.log"; die "pip install bumble failed"; }
-  rm -f "$ROOTFS/tmp/host-ca.crt"
+      /opt/bumble/bin/pip install -q --no-cache-dir --disable-pip-version-check -r /tmp/bumble-requirements.txt \
+      >> "$CACHE/bumble-install.log" 2>&1 || { rm -f "$ROOTFS/tmp/host-ca.crt"; tail -20 "$CACHE/bumble-install.log"; die "pip install of bumble failed (PyPI unreachable? LAB_CONTROLLERS=btvirt needs no PyPI)"; }
+  rm -f "$ROOTFS/tmp/host-ca.crt" "$ROOTFS/tmp/bumble-requirements.txt"
   # pip/setuptools are not needed at run time (~25 MB of initrd)
   rm -rf "$venv"/lib/python3.11/site-packages/{pip,setuptools,pkg_resources,_distutils_hack,distutils-precedence.pth}* "$venv"/bin/pip*
-  echo "$BUMBLE_VERSION" > "$venv/.ok"
+  echo "$want" > "$venv/.ok"
 }
 
 write_init() {
@@ -188,7 +215,9 @@ build_initrd() {
   log "slimming rootfs and packing initramfs"
   # Drop things a headless lab never reads (keep bluez-test-scripts examples).
   find "$ROOTFS/usr/share/doc" -mindepth 1 -maxdepth 1 ! -name 'bluez-test-scripts' -exec rm -rf {} + 2>/dev/null || true
+  # (the initramfs must fit the guest's rootfs tmpfs: half of LAB_MEM)
   rm -rf "$ROOTFS"/usr/share/{man,info,locale,i18n} "$ROOTFS"/var/cache/apt/*.bin "$ROOTFS"/var/lib/apt/lists/* \
+         "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/usr/lib/udev/hwdb.bin "$ROOTFS"/usr/lib/udev/hwdb.d \
          "$ROOTFS"/usr/share/doc/bluez-test-scripts/examples/*.gz 2>/dev/null || true
   mkdir -p "$ROOTFS/var/lib/bluetooth" "$ROOTFS/xfer"
   echo bluez-lab > "$ROOTFS/etc/hostname"
@@ -225,6 +254,10 @@ CONTROLLERS=$CONTROLLERS
 LAB_BTMON=${LAB_BTMON:-0}
 BUMBLE_LOG=${LAB_BUMBLE_LOG:-WARNING}
 BUMBLE_RSSI=${LAB_BUMBLE_RSSI:--50}
+NCTRL=$NCTRL
+LAST=hci$((NCTRL - 1))
+BTD_DEBUG=${LAB_BLUETOOTHD_DEBUG:-0}
+EATT_CHANNELS=$([ "${LAB_EATT:-0}" = 1 ] && echo 3 || echo 1)
 EOF
   cat >> "$XFER/guest/stage2.sh" <<'EOF'
 S=/xfer; L=$S/log
@@ -232,23 +265,23 @@ exec >>$L/stage2.log 2>&1
 t() { echo "[$(cut -d' ' -f1 /proc/uptime)s] $*"; }
 t "stage2 start"
 if [ "$CONTROLLERS" = bumble ]; then
-  # --- two Bumble controllers on one LocalLink, each on its own /dev/vhci (hci0, hci1). Started first: importing
+  # --- NCTRL Bumble controllers on one LocalLink, each on its own /dev/vhci (hci0..). Started first: importing
   # bumble takes ~10 s under TCG and overlaps with the rest; it waits for /dev/vhci itself. No wait here either:
-  # bluetoothd picks the controllers up when they appear and power_on.py waits for both adapters.
-  BUMBLE_LOG=$BUMBLE_LOG BUMBLE_RSSI=$BUMBLE_RSSI /opt/bumble/bin/python -u $S/guest/bumble_ctrl.py 2 >> $L/bumble.log 2>&1 &
+  # bluetoothd picks the controllers up when they appear and power_on.py waits for all adapters.
+  BUMBLE_LOG=$BUMBLE_LOG BUMBLE_RSSI=$BUMBLE_RSSI /opt/bumble/bin/python -u $S/guest/bumble_ctrl.py $NCTRL >> $L/bumble.log 2>&1 &
 fi
 for m in bluetooth hci_vhci virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac; do modprobe $m || t "modprobe $m failed"; done
 busybox ip link set lo up
 busybox ip addr add 10.0.2.15/24 dev eth0 && busybox ip link set eth0 up
 if [ "$CONTROLLERS" = btvirt ]; then
-# --- two virtual LE controllers. btvirt must write its create request within 1s of opening /dev/vhci,
+# --- NCTRL virtual LE controllers. btvirt must write its create request within 1s of opening /dev/vhci,
 # else the kernel's vhci open_timeout creates a default controller and btvirt fails ("Failed to open
 # Virtual HCI device"); under slow TCG that happens, so start it first and retry.
 for try in 1 2 3 4 5; do
-  btvirt -L -l2 >> $L/btvirt.log 2>&1 &
+  btvirt -L -l$NCTRL >> $L/btvirt.log 2>&1 &
   BTV=$!; n=0
-  while [ $n -lt 40 ] && [ ! -e /sys/class/bluetooth/hci1 ] && kill -0 $BTV 2>/dev/null; do sleep 0.25; n=$((n+1)); done
-  [ -e /sys/class/bluetooth/hci1 ] && kill -0 $BTV 2>/dev/null && break
+  while [ $n -lt 40 ] && [ ! -e /sys/class/bluetooth/$LAST ] && kill -0 $BTV 2>/dev/null; do sleep 0.25; n=$((n+1)); done
+  [ -e /sys/class/bluetooth/$LAST ] && kill -0 $BTV 2>/dev/null && break
   kill $BTV 2>/dev/null; wait $BTV 2>/dev/null; t "btvirt attempt $try failed"; sleep 2
 done
 fi
@@ -273,8 +306,13 @@ cat > /etc/dbus-1/system-local.conf <<XML
 XML
 dbus-daemon --system --fork --print-address=1 > $L/dbus-address.txt 2>$L/dbus.log
 t "dbus up: $(cat $L/dbus-address.txt)"
-/usr/libexec/bluetooth/bluetoothd -n -E > $L/bluetoothd.log 2>&1 &
-python3 -u $S/guest/power_on.py > $L/power_on.log 2>&1
+if [ "$BTD_DEBUG" = 1 ]; then BTD_OPT=-d; else BTD_OPT=; fi
+# EATT off (one ATT bearer, like most real peripherals): with EATT on (Channels = 3), BlueZ 5.66 here now and
+# then drops an ATT PDU that did arrive on an EATT channel: a Write Command never reached the GATT app, a
+# Handle Multiple Value Notification never became a PropertiesChanged (seen twice in 4 runs). LAB_EATT=1: on.
+printf '[General]\n\n[GATT]\nChannels = %s\n' "$EATT_CHANNELS" > /etc/bluetooth/main.conf
+/usr/libexec/bluetooth/bluetoothd -n -E $BTD_OPT > $L/bluetoothd.log 2>&1 &
+python3 -u $S/guest/power_on.py $NCTRL > $L/power_on.log 2>&1
 if [ "$CONTROLLERS" = bumble ]; then
   grep -q '^ready' $L/bumble.log && t "controllers (bumble): $(grep -h '^controller' $L/bumble.log | tr '\n' ' ')" \
     || t "bumble controllers did not come up: $(tail -5 $L/bumble.log)"
@@ -290,6 +328,12 @@ n=0; while [ $n -lt 120 ]; do
   grep -q 'GATT application registered' $L/gatt-server.log && grep -q 'Advertisement registered' $L/advertisement.log && break
   sleep 0.5; n=$((n+1)); done
 t "peripheral: $(grep -h 'registered' $L/gatt-server.log $L/advertisement.log | tr '\n' ' ')"
+# --- fixture peripherals on hci2.. (one controller each), controlled over D-Bus (org.bleexplr.Lab)
+LAB_ADV_KICK=$LAB_ADV_KICK python3 -u $S/guest/fixtures.py > $L/fixtures.log 2>&1 &
+echo $! > /run/fixtures.pid
+n=0; while [ $n -lt 120 ]; do grep -q 'fixtures ready' $L/fixtures.log && break; kill -0 $(cat /run/fixtures.pid) 2>/dev/null || break
+  sleep 0.5; n=$((n+1)); done
+t "fixtures: $(grep -h 'fixtures ready' $L/fixtures.log || { echo 'NOT READY'; tail -5 $L/fixtures.log; })"
 free -m > $S/state/free.txt
 echo "$(cut -d' ' -f1 /proc/uptime)" > $S/state/ready
 t "ready"
@@ -297,6 +341,7 @@ t "ready"
 exec python3 -u $S/guest/agent.py >> $L/agent.log 2>&1
 EOF
   chmod 755 "$XFER/guest/stage2.sh"
+  cp "$LAB_DIR"/guest/*.py "$XFER/guest/"
 
   cat > "$XFER/guest/agent.py" <<'EOF'
 # Command agent: host drops cmd/<id>.sh (atomically renamed), we write out/<id>.out then out/<id>.rc.
@@ -421,17 +466,18 @@ asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2))
 EOF
 
   cat > "$XFER/guest/power_on.py" <<'EOF'
-# Wait for bluetoothd to export hci0 and hci1, power both on, print "hciN=ADDR".
-import time, dbus
+# Wait for bluetoothd to export hci0..hci<N-1>, power them on, print "hciN=ADDR".
+import sys, time, dbus
 bus = dbus.SystemBus(); t0 = time.time(); P = 'org.freedesktop.DBus.Properties'
+HCIS = ['hci%d' % i for i in range(int(sys.argv[1]) if len(sys.argv) > 1 else 2)]
 while True:
     try:
         objs = dbus.Interface(bus.get_object('org.bluez', '/'), 'org.freedesktop.DBus.ObjectManager').GetManagedObjects()
-        if all(('/org/bluez/%s' % h) in objs for h in ('hci0', 'hci1')): break
+        if all(('/org/bluez/%s' % h) in objs for h in HCIS): break
     except dbus.DBusException: pass
     if time.time() - t0 > 120: raise SystemExit('adapters did not appear')
     time.sleep(0.3)
-for h in ('hci0', 'hci1'):
+for h in HCIS:
     o = bus.get_object('org.bluez', '/org/bluez/' + h)
     t1 = time.time()
     while not o.Get('org.bluez.Adapter1', 'Powered', dbus_interface=P):
@@ -607,7 +653,7 @@ accel_args() {
   # Debian kernel hangs right after "Probing EDD" there, so treat it as "no KVM" unless LAB_ACCEL=kvm.
   if [ "$want" = auto ] && [ -d /sys/module/kvm_pvm ] && [ ! -d /sys/module/kvm_intel ] && [ ! -d /sys/module/kvm_amd ]; then
     log "/dev/kvm is kvm_pvm (PVM): stock guest kernels cannot boot on it; using TCG"
-    echo "-accel tcg,thread=multi,tb-size=256 -cpu max"; return 0
+    echo "-accel tcg,thread=multi,tb-size=${LAB_TB_MB:-128} -cpu max"; return 0
   fi
   if [ "$want" != tcg ] && [ -r /dev/kvm ] && [ -w /dev/kvm ] && \
      qemu-system-x86_64 -accel kvm -M none -display none -nodefaults -S -daemonize -pidfile "$RUN/probe.pid" 2>/dev/null; then
@@ -616,7 +662,7 @@ accel_args() {
     echo "-accel kvm -cpu host,-arch-capabilities"
   else
     [ "$want" = kvm ] && die "KVM requested but unusable"
-    echo "-accel tcg,thread=multi,tb-size=256 -cpu max"
+    echo "-accel tcg,thread=multi,tb-size=${LAB_TB_MB:-128} -cpu max"
   fi
 }
 
@@ -655,10 +701,14 @@ cmd_up() {
   local i
   for i in $(seq 1 ${LAB_BOOT_TIMEOUT:-300}0); do
     [ -f "$XFER/state/ready" ] && break
-    [ -n "$(qemu_pid)" ] || { cat "$RUN/console.log"; die "qemu exited"; }
+    [ -n "$(qemu_pid)" ] || { cat "$RUN/console.log"
+      die "qemu exited: $(grep -m1 -o 'Initramfs unpacking failed.*\|Kernel panic.*' "$RUN/console.log" || echo 'see console above')$(
+          grep -q 'Initramfs unpacking failed' "$RUN/console.log" && echo " (the initramfs does not fit: raise LAB_MEM, now ${MEM} MiB)")"; }
     sleep 0.1
   done
   [ -f "$XFER/state/ready" ] || { tail -30 "$XFER/log/stage2.log" "$RUN/console.log" 2>&1; die "guest did not become ready"; }
+  grep -q 'fixtures ready' "$XFER/log/fixtures.log" 2>/dev/null \
+    || { tail -20 "$XFER/log/fixtures.log" >&2; die "fixture peripherals did not start (log above: $XFER/log/fixtures.log)"; }
   local t1; t1=$(date +%s.%N)
   log "guest ready (guest uptime $(cat "$XFER/state/ready")s); checking that the central on hci0 sees the peripheral"
   vm_exec 60 "python3 -u /xfer/guest/scan_check.py 20" || die "central did not see the peripheral"
@@ -702,6 +752,28 @@ cmd_central_demo() {
   vm_exec 180 "python3 -u /xfer/guest/bctl.py $c $p"
 }
 
+cmd_fixture() {   # fixture press | beacon [ibeacon|eddystone] on|off | adv NAME on|off | stream [FILE] | drop | reset | state
+  local a=("$@")
+  if [ "${1:-}" = stream ] && [ -n "${2:-}" ]; then   # hand the payload file to the guest through the 9p share
+    [ -f "$2" ] || die "no such file: $2"
+    local f="state/payload-$$"; cp "$2" "$XFER/$f"; a=(stream "/xfer/$f")
+  fi
+  vm_exec 60 "python3 /xfer/guest/fixtures.py ctl ${a[*]}"
+}
+
+cmd_logs() {   # logs [NAME...]: guest logs (default bluetoothd fixtures stage2); btmon decoded if LAB_BTMON=1
+  local n names=("$@"); [ ${#names[@]} -gt 0 ] || names=(stage2 bluetoothd fixtures)
+  for n in "${names[@]}"; do
+    if [ "$n" = btmon ]; then
+      [ -f "$XFER/log/btmon.snoop" ] || { echo "(no btmon capture: start the lab with LAB_BTMON=1)"; continue; }
+      echo "===== btmon (decoded, last ${LAB_LOG_LINES:-300} lines)"
+      vm_exec 60 "btmon -r /xfer/log/btmon.snoop 2>/dev/null | tail -n ${LAB_LOG_LINES:-300}"
+    else
+      echo "===== $n.log"; tail -n "${LAB_LOG_LINES:-300}" "$XFER/log/$n.log" 2>/dev/null || echo "(none)"
+    fi
+  done
+}
+
 case "${1:-}" in
   build) cmd_build ;;
   up) cmd_up ;;
@@ -715,8 +787,12 @@ case "${1:-}" in
       export LAB_RSSI_FILTER=''
     fi
     DBUS_SYSTEM_BUS_ADDRESS="tcp:host=127.0.0.1,port=$PORT" exec $HOST_PY -u "$LAB_DIR/host_central.py" "$@" ;;
-  host-env) echo "export DBUS_SYSTEM_BUS_ADDRESS=tcp:host=127.0.0.1,port=$PORT" ;;
+  env|host-env) echo "export DBUS_SYSTEM_BUS_ADDRESS=tcp:host=127.0.0.1,port=$PORT"
+           echo "export BLEEXPLR_LAB_BUS=tcp:host=127.0.0.1,port=$PORT" ;;
+  fixture) shift; cmd_fixture "$@" ;;
+  cache-dir) echo "$CACHE" ;;
+  logs) shift; cmd_logs "$@" ;;
   console) cat "$RUN/console.log"; cat "$XFER/log/stage2.log" 2>/dev/null ;;
 
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2 ;;
 esac

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// Drives the real bleexplr binary in a real terminal (tmux), as a user would.
+final class Tmux {
+    let socket: String
+    let session = "bx"
+
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary under test: $BLEEXPLR_BIN, or the debug build `swift test` just made.
+    static var binary: String {
+        if let b = ProcessInfo.processInfo.environment["BLEEXPLR_BIN"] { return b }
+        return packageRoot.appendingPathComponent(".build/debug/bleexplr").path
+    }
+
+    init(_ name: String, width: Int = 100, height: Int = 30, command: String) throws {
+        socket = "bxe2e-\(name)-\(getpid())"
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw E2EError("bleexplr binary not found at \(Self.binary): build it first (swift build)")
+        }
+        _ = try? run(["kill-server"])
+        let out = try run(["new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-s", session,
+                           "env", "TERM=xterm-256color", "LANG=C.UTF-8", "sh", "-c", command])
+        guard out.status == 0 else { throw E2EError("tmux new-session failed: \(out.text)") }
+    }
+
+    deinit { _ = try? run(["kill-server"]) }
+
+    @discardableResult
+    func run(_ args: [String]) throws -> (status: Int32, text: String) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+            throw E2EError("tmux is not installed: end-to-end tests cannot run (apt-get install tmux)")
+        }
+        return try spawn("/usr/bin/tmux", ["-L", socket] + args)
+    }
+
+    func keys(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
+    func literal(_ text: String) throws { try run(["send-keys", "-t", session, "-l", text]) }
+
+    func screen() throws -> String { try run(["capture-pane", "-p", "-t", session]).text }
+    func display(_ format: String) throws -> String {
+        try run(["display-message", "-p", "-t", session, format]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Waits until the screen satisfies `condition`; fails with the last screen if not.
+    @discardableResult
+    func waitFor(_ what: String, timeout: Double = 10, _ condition: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = try screen()
+            if condition(last) { return last }
+            usleep(100_000)
+        }
+        throw E2EError("timed out waiting for \(what); screen was:\n\(last)")
+    }
+
+    func waitFor(text: String, timeout: Double = 10) throws -> String {
+        try waitFor("\"\(text)\"", timeout: timeout) { $0.contains(text) }
+    }
+
+    /// The pid of the program running in the pane's shell (bleexplr).
+    func appPID() throws -> Int32? {
+        let shell = try display("#{pane_pid}")
+        let out = try spawn("/usr/bin/pgrep", ["-P", shell, "-f", "bleexplr"])
+        return out.text.split(separator: "\n").first.flatMap { Int32($0) }
+    }
+}
+
+struct E2EError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// A command line that runs bleexplr, then reports how it ended and the terminal's
+/// modes, so a test can check that the terminal was restored.
+func wrapped(_ args: String) -> String {
+    // The shell survives a Ctrl-C meant for bleexplr (they share a process group here).
+    "trap : INT; '\(Tmux.binary)' \(args); echo \"EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\\n' ' '; echo; sleep 60"
+}
+
+func tempPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("bx-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+}
+
+/// Runs a program and waits for it, output to a file (not a pipe: the tmux server that
+/// new-session starts inherits it and would hold a pipe open forever). posix_spawn and
+/// waitpid rather than Foundation's Process, whose exit monitoring missed tmux clients.
+func spawn(_ path: String, _ args: [String]) throws -> (status: Int32, text: String) {
+    let outPath = tempPath("spawn-out")
+    defer { unlink(outPath) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var pid: pid_t = 0
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    guard rc == 0 else { throw E2EError("cannot run \(path): error \(rc)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    return (code, text)
+}

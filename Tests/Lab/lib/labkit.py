@@ -1,0 +1,250 @@
+"""Host-side helpers for lab tests: a python3-dbus central on the lab's hci0 plus the fixture control API.
+
+Tests run with /usr/bin/python3 (Debian's, with python3-dbus and python3-gi) and find the lab's bus in
+BLEEXPLR_LAB_BUS (tcp:host=127.0.0.1,port=17777). A test passes by exiting 0; `fail(...)` exits 1.
+"""
+import os, sys, time
+import dbus, dbus.mainloop.glib
+from gi.repository import GLib
+
+dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+
+BLUEZ = 'org.bluez'
+OM, PROPS = 'org.freedesktop.DBus.ObjectManager', 'org.freedesktop.DBus.Properties'
+DEV_I, CHRC_I, ADAPTER_I = 'org.bluez.Device1', 'org.bluez.GattCharacteristic1', 'org.bluez.Adapter1'
+CTL_NAME, CTL_PATH, CTL_I = 'org.bleexplr.Lab', '/org/bleexplr/Lab', 'org.bleexplr.Lab.Fixtures1'
+
+# what the fixtures send (guest/fixtures.py)
+ITAG, STREAM, DROPPER = 'Lab iTag', 'Lab Stream', 'Lab Dropper'
+STREAM_SVC = '6c616273-0000-4000-8000-00000000a000'
+STREAM_DATA = '6c616273-0000-4000-8000-00000000a001'
+STREAM_CTRL = '6c616273-0000-4000-8000-00000000a002'
+DROP_INFO = '6c616273-0000-4000-8000-00000000b001'
+IBEACON_MD = bytes.fromhex('0215' 'e2c56db5dffb48d2b060d0f5a71096e0' '0001' '0002' 'c5')
+EDDYSTONE_SD = bytes([0x10, 0xEB, 0x03]) + b'example' + bytes([0x00]) + b'lab'
+FEAA = '0000feaa-0000-1000-8000-00805f9b34fb'
+
+
+def u16(x):
+    return '0000%s-0000-1000-8000-00805f9b34fb' % x
+
+
+T0 = time.monotonic()
+
+
+def log(*a):
+    print('[%6.2fs]' % (time.monotonic() - T0), *a, flush=True)
+
+
+class TestFailure(Exception):
+    pass
+
+
+def fail(msg):
+    raise TestFailure(msg)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    log('ok:', msg)
+
+
+def bytes_of(v):
+    return bytes(int(b) for b in v)
+
+
+def bus_address():
+    a = os.environ.get('BLEEXPLR_LAB_BUS') or os.environ.get('DBUS_SYSTEM_BUS_ADDRESS')
+    if not a:
+        sys.exit('BLEEXPLR_LAB_BUS is not set (run through Tests/Lab/run-tests.sh, or eval "$(Tests/Lab/lab.sh env)")')
+    return a
+
+
+def connect_bus():
+    b = dbus.bus.BusConnection(bus_address())
+    return b
+
+
+def pump(seconds=0.0, until=None):
+    """Run the GLib main loop for up to `seconds`, or until until() is true. Returns until()'s last value."""
+    ctx = GLib.MainContext.default()
+    end = time.monotonic() + seconds
+    tick = GLib.timeout_add(50, lambda: True)
+    try:
+        while True:
+            r = until() if until else None
+            if r or time.monotonic() >= end:
+                return r
+            ctx.iteration(True)
+    finally:
+        GLib.source_remove(tick)
+
+
+class Central:
+    """A central on the lab's hci0: mirrors Device1 objects and counts advertising events per device."""
+
+    def __init__(self, adapter='hci0', bus=None):
+        self.bus = bus or connect_bus()
+        self.apath = '/org/bluez/' + adapter
+        self.devices = {}      # path -> Device1 props (merged)
+        self.adv_events = {}   # path -> [monotonic time of each ManufacturerData/ServiceData/RSSI update]
+        self.values = {}       # characteristic path -> [bytes of each Value change]
+        self.bus.add_signal_receiver(self._added, 'InterfacesAdded', OM, BLUEZ)
+        self.bus.add_signal_receiver(self._removed, 'InterfacesRemoved', OM, BLUEZ)
+        self.bus.add_signal_receiver(self._changed, 'PropertiesChanged', PROPS, BLUEZ, path_keyword='path')
+        self.om = dbus.Interface(self.bus.get_object(BLUEZ, '/'), OM)
+        self.adapter = dbus.Interface(self.bus.get_object(BLUEZ, self.apath), ADAPTER_I)
+        for p, ifs in self.om.GetManagedObjects().items():
+            self._added(p, ifs)
+        self.discovering = False
+
+    # --- mirror
+    def _mine(self, path):
+        return str(path).startswith(self.apath + '/dev_')
+
+    def _added(self, path, ifs):
+        if DEV_I in ifs and self._mine(path):
+            self.devices[str(path)] = dict(ifs[DEV_I])
+            self.adv_events.setdefault(str(path), []).append(time.monotonic())
+
+    def _removed(self, path, ifs):
+        if DEV_I in ifs:
+            self.devices.pop(str(path), None)
+
+    def _changed(self, iface, changed, invalidated, path=None):
+        path = str(path)
+        if iface == DEV_I and path in self.devices:
+            self.devices[path].update(changed)
+            if any(k in changed for k in ('ManufacturerData', 'ServiceData', 'RSSI')):
+                self.adv_events.setdefault(path, []).append(time.monotonic())
+        elif iface == CHRC_I and 'Value' in changed:
+            self.values.setdefault(path, []).append(bytes_of(changed['Value']))
+
+    # --- discovery
+    def forget_all(self):
+        for p in list(self.devices):
+            try:
+                self.adapter.RemoveDevice(p)
+            except dbus.DBusException:
+                pass
+        self.devices.clear()
+
+    def scan(self, rssi=None, duplicate=True):
+        f = {'Transport': 'le', 'DuplicateData': dbus.Boolean(duplicate)}
+        if rssi is not None:
+            f['RSSI'] = dbus.Int16(rssi)
+        self.adapter.SetDiscoveryFilter(dbus.Dictionary(f, signature='sv'))
+        self.adapter.StartDiscovery()
+        self.discovering = True
+        log('discovery started', {k: str(v) for k, v in f.items()})
+
+    def stop_scan(self):
+        if self.discovering:
+            try:
+                self.adapter.StopDiscovery()
+            except dbus.DBusException:
+                pass
+            self.discovering = False
+
+    def find(self, pred, timeout=20.0, what='device'):
+        """Scan (already started) until a device matches pred(props); returns its path."""
+        def hit():
+            for p, d in self.devices.items():
+                if pred(d):
+                    return p
+        p = pump(timeout, hit)
+        if not p:
+            fail('%s not found within %.0fs (devices on %s: %s)' % (what, timeout, self.apath, self.summary()))
+        log('found %s: %s (%s)' % (what, p, self.devices[p].get('Name', self.devices[p].get('Alias'))))
+        return p
+
+    def find_name(self, name, timeout=20.0):
+        return self.find(lambda d: str(d.get('Name', '')) == name, timeout, repr(name))
+
+    def summary(self):
+        return ', '.join('%s=%s' % (p.rsplit('/', 1)[-1], d.get('Name', '?')) for p, d in self.devices.items()) or 'none'
+
+    # --- connection / GATT
+    def dev(self, path):
+        return dbus.Interface(self.bus.get_object(BLUEZ, path), DEV_I)
+
+    def prop(self, path, iface, name):
+        return dbus.Interface(self.bus.get_object(BLUEZ, path), PROPS).Get(iface, name)
+
+    def connect(self, path, timeout=30.0):
+        self.stop_scan()   # like a real explorer; bluetoothd pauses scanning while connecting anyway
+        for attempt in (1, 2):
+            try:
+                self.dev(path).Connect(timeout=timeout)
+                break
+            except dbus.DBusException as e:   # le-connection-abort-by-local is a known transient failure
+                if attempt == 2:
+                    fail('Connect(%s) failed: %s' % (path, e))
+                log('Connect failed (%s), retrying once' % e.get_dbus_message())
+                pump(1.0)
+        ok = pump(timeout, lambda: bool(self.prop(path, DEV_I, 'ServicesResolved')))
+        check(ok, 'connected to %s and services resolved' % path)
+
+    def chars(self, dev_path):
+        """uuid -> characteristic path under dev_path."""
+        r = {}
+        for p, ifs in self.om.GetManagedObjects().items():
+            if str(p).startswith(dev_path + '/') and CHRC_I in ifs:
+                r[str(ifs[CHRC_I]['UUID'])] = str(p)
+        return r
+
+    def chrc(self, path):
+        return dbus.Interface(self.bus.get_object(BLUEZ, path), CHRC_I)
+
+    def read(self, path):
+        return bytes_of(self.chrc(path).ReadValue({}, timeout=20))
+
+    def write(self, path, data, kind='request'):
+        self.chrc(path).WriteValue(dbus.Array(list(data), signature='y'),
+                                   dbus.Dictionary({'type': kind}, signature='sv'), timeout=20)
+
+    def start_notify(self, path):
+        self.values[path] = []
+        self.chrc(path).StartNotify(timeout=20)
+        pump(10, lambda: bool(self.prop(path, CHRC_I, 'Notifying')))
+
+    def disconnect(self, path):
+        try:
+            self.dev(path).Disconnect(timeout=20)
+        except dbus.DBusException as e:
+            log('Disconnect:', e)
+
+
+class Fixtures:
+    """The lab's fixture control API (guest/fixtures.py, org.bleexplr.Lab.Fixtures1)."""
+
+    def __init__(self, bus=None):
+        self.bus = bus or connect_bus()
+        self.c = dbus.Interface(self.bus.get_object(CTL_NAME, CTL_PATH), CTL_I)
+
+    def __getattr__(self, name):
+        return getattr(self.c, name)
+
+    def settle(self, timeout=10.0):
+        ok = pump(timeout, lambda: bool(self.c.Settled()))
+        if not ok:
+            fail('fixture advertisements did not settle: %s' % self.state())
+
+    def state(self):
+        return {str(n): {str(k): (v if isinstance(v, (bool,)) else str(v)) for k, v in s.items()}
+                for n, s in self.c.State().items()}
+
+
+def main(fn):
+    """Run a test function with a Central and Fixtures; exit 0 on success, 1 on failure, 2 on error."""
+    try:
+        fn()
+    except TestFailure as e:
+        log('FAIL:', e)
+        sys.exit(1)
+    except dbus.DBusException as e:
+        log('FAIL (D-Bus error):', e.get_dbus_name(), e.get_dbus_message())
+        sys.exit(1)
+    log('PASS')
+    sys.exit(0)

@@ -1,0 +1,33 @@
+#!/usr/bin/python3
+"""Between lab tests: forget every device the central (hci0) knows, reset the fixtures, wait until settled."""
+import os, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labkit import *
+
+bus = connect_bus()
+om = dbus.Interface(bus.get_object(BLUEZ, '/'), OM)
+objs = om.GetManagedObjects()
+for h in ('hci0', 'hci1'):   # the central, and the example server's view of its centrals
+    a = '/org/bluez/' + h
+    if a not in objs:
+        sys.exit('adapter %s missing' % h)
+    ad = dbus.Interface(bus.get_object(BLUEZ, a), ADAPTER_I)
+    if h == 'hci0' and objs[a][ADAPTER_I].get('Discovering'):
+        try:
+            ad.StopDiscovery()
+        except dbus.DBusException:
+            pass   # discovery of another (gone) client: bluetoothd stops it by itself
+    n = 0
+    for p, ifs in objs.items():
+        if str(p).startswith(a + '/dev_') and DEV_I in ifs:
+            ad.RemoveDevice(p)
+            n += 1
+    print('%s: removed %d device(s)' % (h, n))
+fx = Fixtures(bus)
+fx.Reset(timeout=60)
+fx.settle(20)
+left = [str(p) for p, i in om.GetManagedObjects().items() if str(p).startswith('/org/bluez/hci0/dev_')]
+if left:
+    sys.exit('devices still known on hci0 after reset: %s' % left)
+print('fixtures reset')
