@@ -5,7 +5,7 @@ enum ScanScreen {
     static let hints = "Enter connect · / filter · o sort · s scan · R record · ? help · q quit"
 
     static func draw(_ s: AppState, into g: inout CellGrid) {
-        let rows = ScanQuery.rows(s)
+        let ids = ScanQuery.ids(s)
         let nameW = max(12, min(32, (g.width - 48) / 2))
         let summaryX = 2 + nameW + 1 + 17 + 1 + 10 + 1
         let summaryW = max(0, g.width - summaryX - 5)
@@ -14,16 +14,17 @@ enum ScanScreen {
         g.put(header, x: 0, y: 1, style: Style(bold: true, dim: true))
 
         let top = 2, visible = max(0, g.height - 4)
-        if rows.isEmpty {
+        if ids.isEmpty {
             let msg = s.scan.filter.isEmpty
                 ? (s.adapter.discovering ? "Scanning… no devices yet." : "Scan is off: press s to scan.")
                 : "No device matches \"\(s.scan.filter)\" (Esc clears the filter)."
             g.put(msg, x: 2, y: top + 1, style: .dimmed)
             return
         }
-        let cursorIndex = rows.firstIndex { $0.id == s.scan.cursor } ?? 0
-        let first = scrollTop(index: cursorIndex, count: rows.count, visible: visible)
-        for (i, p) in rows[first..<min(rows.count, first + visible)].enumerated() {
+        let cursorIndex = ids.firstIndex { $0 == s.scan.cursor } ?? 0
+        let first = scrollTop(index: cursorIndex, count: ids.count, visible: visible)
+        for (i, id) in ids[first..<min(ids.count, first + visible)].enumerated() {
+            guard let p = s.peripherals[id] else { continue }
             let y = top + i
             let selected = first + i == cursorIndex
             let stale = s.isStale(p)
@@ -44,8 +45,8 @@ enum ScanScreen {
             g.put(rightAligned(stale ? "stale" : age(s.now - p.lastSeen), 5), x: g.width - 6, y: y, style: .dimmed)
             if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
         }
-        if rows.count > visible {
-            g.put("\(first + 1)-\(min(rows.count, first + visible)) of \(rows.count)", x: g.width - 16, y: 1, style: .dimmed)
+        if ids.count > visible {
+            g.put("\(first + 1)-\(min(ids.count, first + visible)) of \(ids.count)", x: g.width - 16, y: 1, style: .dimmed)
         }
     }
 

@@ -64,6 +64,19 @@ public final class Terminal {
         }
     }
 
+    /// A terminal that writes to `output` (a file) instead of the tty, with a fixed size:
+    /// for benchmarks that count the bytes ncurses really emits for a frame.
+    public init(benchmarkOutput output: UnsafeMutablePointer<FILE>, width: Int, height: Int) throws {
+        setenv("LINES", String(height), 1)
+        setenv("COLUMNS", String(width), 1)
+        use_env(true)
+        setlocale(LC_ALL, "C.UTF-8")
+        screen = newterm("xterm-256color", output, stdin)
+        guard screen != nil else { throw TerminalError(description: "cannot start ncurses for the benchmark") }
+        active = true
+        if has_colors() { start_color(); use_default_colors() }
+    }
+
     public var size: (width: Int, height: Int) { (Int(bx_cols()), Int(bx_lines())) }
 
     /// Puts the terminal back as it was. Safe to call more than once.

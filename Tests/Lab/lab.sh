@@ -220,7 +220,7 @@ build_initrd() {
          "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/usr/lib/udev/hwdb.bin "$ROOTFS"/usr/lib/udev/hwdb.d \
          "$ROOTFS"/usr/share/doc/bluez-test-scripts/examples/*.gz 2>/dev/null || true
   mkdir -p "$ROOTFS/var/lib/bluetooth" "$ROOTFS/xfer"
-  echo bluez-lab > "$ROOTFS/etc/hostname"
+  echo bleexplr-lab > "$ROOTFS/etc/hostname"
   (cd "$ROOTFS" && find . -xdev ! -path './proc/*' ! -path './sys/*' ! -path './dev/*' -print0 \
      | cpio --null -o -H newc --quiet) | zstd -q -T0 -6 > "$INITRD.tmp"
   mv "$INITRD.tmp" "$INITRD"
@@ -681,7 +681,7 @@ cmd_up() {
   echo "$accel" > "$RUN/accel"
   echo "$CONTROLLERS" > "$RUN/controllers"
   start_qemu() {
-  qemu-system-x86_64 -name bluez-lab $1 -M q35 -smp 2 -m "$MEM" \
+  qemu-system-x86_64 -name bleexplr-lab $1 -M q35 -smp 2 -m "$MEM" \
     -nodefaults -no-user-config -display none -no-reboot \
     -kernel "$KERNEL" -initrd "$INITRD" \
     -append "console=ttyS0 ${LAB_KCMD:-quiet loglevel=3} panic=-1 rdinit=/init" \

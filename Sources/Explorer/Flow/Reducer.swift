@@ -112,10 +112,10 @@ public enum Reducer {
     static func moveCursor(_ s: inout AppState, _ move: CursorMove) {
         switch s.route {
         case .scan:
-            let rows = ScanQuery.rows(s)
-            guard !rows.isEmpty else { return }
-            let i = rows.firstIndex { $0.id == s.scan.cursor } ?? 0
-            s.scan.cursor = rows[moved(i, rows.count, move)].id
+            let ids = ScanQuery.ids(s)
+            guard !ids.isEmpty else { return }
+            let i = ids.firstIndex { $0 == s.scan.cursor } ?? 0
+            s.scan.cursor = ids[moved(i, ids.count, move)]
         case let .device(pid):
             guard let p = s.peripherals[pid] else { return }
             let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
@@ -132,10 +132,10 @@ public enum Reducer {
     static func activateRow(_ s: inout AppState) -> [Effect] {
         switch s.route {
         case .scan:
-            let rows = ScanQuery.rows(s)
-            guard let p = rows.first(where: { $0.id == s.scan.cursor }) ?? rows.first else { return [] }
-            s.scan.cursor = p.id
-            return ConnectionReducer.connect(&s, p.id)
+            let ids = ScanQuery.ids(s)
+            guard let id = ids.first(where: { $0 == s.scan.cursor }) ?? ids.first else { return [] }
+            s.scan.cursor = id
+            return ConnectionReducer.connect(&s, id)
         case let .device(pid):
             guard let p = s.peripherals[pid] else { return [] }
             let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
@@ -193,7 +193,7 @@ public enum Reducer {
     static func requestDisconnect(_ s: inout AppState) -> [Effect] {
         let target: PeripheralID?
         switch s.route {
-        case .scan: target = s.scan.cursor ?? ScanQuery.rows(s).first?.id
+        case .scan: target = s.scan.cursor ?? ScanQuery.ids(s).first
         case let .device(pid), let .characteristic(pid, _): target = pid
         }
         guard let target else { return [] }
@@ -219,9 +219,8 @@ public enum Reducer {
         case .filter:
             s.input = nil
             s.scan.filter = input.text
-            if !ScanQuery.rows(s).contains(where: { $0.id == s.scan.cursor }) {
-                s.scan.cursor = ScanQuery.rows(s).first?.id
-            }
+            let ids = ScanQuery.ids(s)
+            if !ids.contains(where: { $0 == s.scan.cursor }) { s.scan.cursor = ids.first }
             return []
         case let .write(pid, cid):
             switch WriteValue.parse(input.text) {

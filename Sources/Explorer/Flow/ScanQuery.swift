@@ -2,32 +2,45 @@
 /// the scan screen, so both always agree on the order.
 public enum ScanQuery {
     public static func rows(_ state: AppState) -> [Peripheral] {
+        ids(state).map { state.peripherals[$0]! }
+    }
+
+    /// The order of the list, by ID. Sorts small (key, id) pairs, not whole peripherals:
+    /// this runs on every frame and cursor move, with a thousand devices in a busy room.
+    public static func ids(_ state: AppState) -> [PeripheralID] {
         let needle = state.scan.filter.lowercased()
-        var list = state.peripherals.values.filter { p in
-            needle.isEmpty || matches(p, needle)
-        }
+        let keep: (Peripheral) -> Bool = { p in needle.isEmpty || matches(p, needle) }
         switch state.scan.sort {
         case .rssi:
-            list.sort { a, b in
-                let ra = a.rssi ?? -999, rb = b.rssi ?? -999
-                return ra != rb ? ra > rb : a.id < b.id
-            }
+            var keyed: [(Int, PeripheralID)] = []
+            keyed.reserveCapacity(state.peripherals.count)
+            for (id, p) in state.peripherals where keep(p) { keyed.append((p.rssi ?? -999, id)) }
+            keyed.sort { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1 < $1.1 }
+            return keyed.map(\.1)
         case .name:
-            list.sort { a, b in
-                // Named devices first, then by address.
-                switch (a.name, b.name) {
-                case let (x?, y?) where x != y: return x.lowercased() < y.lowercased()
+            // Named devices first, by name, then the unnamed by address.
+            var keyed: [(String?, PeripheralID)] = []
+            keyed.reserveCapacity(state.peripherals.count)
+            for (id, p) in state.peripherals where keep(p) { keyed.append((p.name?.lowercased(), id)) }
+            keyed.sort { a, b in
+                switch (a.0, b.0) {
+                case let (x?, y?) where x != y: return x < y
                 case (.some, nil): return true
                 case (nil, .some): return false
-                default: return a.id < b.id
+                default: return a.1 < b.1
                 }
             }
-        case .lastSeen:
-            list.sort { $0.lastSeen != $1.lastSeen ? $0.lastSeen > $1.lastSeen : $0.id < $1.id }
-        case .firstSeen:
-            list.sort { $0.firstSeen != $1.firstSeen ? $0.firstSeen < $1.firstSeen : $0.id < $1.id }
+            return keyed.map(\.1)
+        case .lastSeen, .firstSeen:
+            let last = state.scan.sort == .lastSeen
+            var keyed: [(Double, PeripheralID)] = []
+            keyed.reserveCapacity(state.peripherals.count)
+            for (id, p) in state.peripherals where keep(p) {
+                keyed.append((last ? -p.lastSeen.seconds : p.firstSeen.seconds, id))
+            }
+            keyed.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            return keyed.map(\.1)
         }
-        return list
     }
 
     /// Filter text matches the name, the address, an advertised service UUID (short or
