@@ -38,7 +38,9 @@ enum CharacteristicScreen {
             g.put("\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)",
                   x: 1 + labelW, y: 8, style: .dimmed)
         } else {
-            g.put("No value yet: r reads it" + (c.properties.canSubscribe ? ", n turns notifications on." : "."),
+            g.put(c.properties.contains(.read) || !(c.properties.contains(.write) || c.properties.contains(.writeWithoutResponse))
+                  ? "No value yet: r reads it" + (c.properties.canSubscribe ? ", n turns notifications on." : ".")
+                  : (c.properties.canSubscribe ? "No value yet: n turns notifications on, w writes." : "No value yet: w writes one."),
                   x: 1, y: 5, style: .dimmed)
         }
 

@@ -41,7 +41,7 @@ enum ScanScreen {
             g.put(rssiText(p), x: x, y: y, style: p.rssiStale || stale ? .dimmed : rssiStyle(p.rssi))
             x += 11
             let (summary, sStyle) = self.summary(p, s)
-            g.put(summary, x: x, y: y, style: stale ? .dimmed : sStyle, maxWidth: summaryW - 1)
+            g.put(fit(summary, max(0, summaryW - 1)), x: x, y: y, style: stale ? .dimmed : sStyle)
             g.put(rightAligned(stale ? "stale" : age(s.now - p.lastSeen), 5), x: g.width - 6, y: y, style: .dimmed)
             if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
         }
