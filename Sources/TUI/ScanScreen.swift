@@ -31,7 +31,7 @@ enum ScanScreen {
             let base: Style = stale ? .dimmed : .plain
             var x = g.put(selected ? "▶ " : "  ", x: 0, y: y, style: .accent)
             if let name = p.name, !name.isEmpty {
-                g.put(name, x: x, y: y, style: Style(bold: p.connection != .disconnected, dim: stale), maxWidth: nameW)
+                g.put(fit(name, nameW), x: x, y: y, style: Style(bold: p.connection != .disconnected, dim: stale))
             } else {
                 g.put("(unnamed)", x: x, y: y, style: .dimmed)
             }

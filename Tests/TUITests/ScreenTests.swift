@@ -43,10 +43,10 @@ struct ScreenTests {
         Self.expectLines(Array(lines.prefix(7)), [
             " bleexplr │ Scan",
             "  NAME             ADDRESS           RSSI       ADVERTISEMENT               AGE",
-            "▶ Demo HRM         E4:1C:22:5D:90:11  -52 ████░ Nordic Semiconductor · Hea   3s",
+            "▶ Demo HRM         E4:1C:22:5D:90:11  -52 ████░ Nordic Semiconductor · He…   3s",
             "  Demo iTag        FC:58:FA:1A:2B:3C  -61 ███░░ iTag Button · tx 0 dBm       3s",
-            "  (unnamed)        6B:2E:91:3C:4D:5E  -67 ███░░ iBeacon e2c56db5… 1/42 @1m   3s",
-            "  Evil␛[2J␛]0;pwne DE:AD:BE:EF:00:1B  -88 █░░░░                              3s",
+            "  (unnamed)        6B:2E:91:3C:4D:5E  -67 ███░░ iBeacon e2c56db5… 1/42 @1…   3s",
+            "  Evil␛[2J␛]0;pwn… DE:AD:BE:EF:00:1B  -88 █░░░░                              3s",
             "",
         ])
         #expect(lines[22] == "Enter connect · / filter · o sort · s scan · R record · ? help · q quit")
