@@ -15,6 +15,8 @@ let package = Package(
         .target(name: "Explorer"),
         // Screens (pure functions of state into a cell grid) and the terminal layer.
         .target(name: "TUI", dependencies: ["Explorer", "CNcursesw"]),
+        // D-Bus: typed values and the client protocol the BlueZ backend uses.
+        .target(name: "DBus", dependencies: ["Explorer"]),
         .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
