@@ -17,11 +17,14 @@ let package = Package(
         .target(name: "TUI", dependencies: ["Explorer", "CNcursesw"]),
         // D-Bus: typed values and the client protocol the BlueZ backend uses.
         .target(name: "DBus", dependencies: ["Explorer"]),
+        // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
+        .target(name: "BlueZ", dependencies: ["Explorer", "DBus"]),
         .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
+        .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Explorer"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,370 @@
+import Explorer
+import DBus
+
+/// The real backend: bluetoothd over D-Bus. Keeps a mirror of BlueZ's objects (subscribe
+/// first, then GetManagedObjects), turns its changes into BackendEvents, and commands
+/// into async method calls. Survives bluetoothd restarts (NameOwnerChanged).
+@MainActor
+public final class BlueZBackend: Backend {
+    public let kind = "bluez"
+
+    public struct Options: Sendable {
+        /// hciN, or nil for the first powered adapter.
+        public var adapter: String?
+        /// RSSI discovery filter. Without one BlueZ only reports RSSI changes of 8 dB or more;
+        /// with one the kernel drops reports whose RSSI is "not available" (127).
+        public var rssiFloor: Int?
+        public init(adapter: String? = nil, rssiFloor: Int? = -127) { self.adapter = adapter; self.rssiFloor = rssiFloor }
+    }
+
+    static let bluez = "org.bluez"
+    static let rules = [
+        "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager'",
+        "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='/org/bluez'",
+        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'",
+    ]
+
+    let bus: DBusClient
+    let options: Options
+    private var loop: EventLoop?
+    private var emit: (@MainActor (BackendEvent, Timestamp) -> Void)?
+    public private(set) var mirror = BlueZMirror()
+    /// Path of the adapter in use, e.g. /org/bluez/hci0.
+    public private(set) var adapterPath: String?
+    private var devicePaths: [PeripheralID: String] = [:]
+    private var scanWanted = false
+    private var scanning = false
+    private var localDisconnects: Set<PeripheralID> = []
+    private var resolving: [PeripheralID: EventLoop.TimerID] = [:]
+    private var resolvedSent: Set<PeripheralID> = []
+    private var subscribed: Set<String> = []
+    private var bluezPresent = false
+
+    public init(bus: DBusClient, options: Options = Options()) {
+        self.bus = bus
+        self.options = options
+    }
+
+    public func start(loop: EventLoop, emit: @escaping @MainActor (BackendEvent, Timestamp) -> Void) {
+        self.loop = loop
+        self.emit = emit
+        bus.signalHandler = { [weak self] in self?.signal($0) }
+        bus.disconnectHandler = { [weak self] in
+            self?.send(.failure(BackendError(name: "org.freedesktop.DBus.Error.Disconnected", message: "lost the D-Bus connection")))
+            self?.forgetEverything()
+        }
+        // Subscribe before the snapshot, or changes in between are lost.
+        for rule in Self.rules {
+            bus.addMatch(rule) { [weak self] error in
+                if let error { self?.send(.failure(BlueZTranslate.backendError(error))) }
+            }
+        }
+        reload()
+    }
+
+    public func shutdown() {
+        // Leave the radio as we found it: stop what we started.
+        for path in subscribed {
+            bus.call(DBusCall(destination: Self.bluez, path: path, interface: BlueZTranslate.characteristic, member: "StopNotify"),
+                     timeout: 2) { _ in }
+        }
+        subscribed.removeAll()
+        if scanning, let a = adapterPath {
+            bus.call(DBusCall(destination: Self.bluez, path: a, interface: BlueZTranslate.adapter, member: "StopDiscovery"),
+                     timeout: 2) { _ in }
+        }
+    }
+
+    private func send(_ e: BackendEvent) { emit?(e, Timestamp.now()) }
+
+    private func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],
+                      timeout: Double = 25, _ reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
+        bus.call(DBusCall(destination: Self.bluez, path: path, interface: interface, member: member, args: args),
+                 timeout: timeout, reply: reply)
+    }
+
+    // MARK: The mirror
+
+    private func reload() {
+        bus.call(DBusCall(destination: Self.bluez, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                          member: "GetManagedObjects"), timeout: 10) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case let .success(args):
+                guard let tree = args.first, self.mirror.load(tree) else {
+                    self.send(.failure(.failed("unexpected GetManagedObjects reply from bluetoothd")))
+                    return
+                }
+                self.bluezPresent = true
+                self.chooseAdapter()
+            case let .failure(error):
+                self.bluezPresent = false
+                self.send(.adapterChanged(AdapterStatus(name: self.options.adapter ?? "", power: .absent, discovering: false)))
+                if error.name == "org.freedesktop.DBus.Error.ServiceUnknown" || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+                    self.send(.failure(BackendError(name: error.name, message: "bluetoothd is not running")))
+                } else {
+                    self.send(.failure(BlueZTranslate.backendError(error)))
+                }
+            }
+        }
+    }
+
+    private func chooseAdapter() {
+        let adapters = mirror.paths(with: BlueZTranslate.adapter)
+        let chosen: String?
+        if let want = options.adapter {
+            chosen = adapters.first { $0.hasSuffix("/" + want) }
+        } else {
+            chosen = adapters.first { mirror[$0, BlueZTranslate.adapter]?["Powered"]?.bool == true } ?? adapters.first
+        }
+        adapterPath = chosen
+        guard let chosen else {
+            send(.adapterChanged(AdapterStatus(name: options.adapter ?? "", power: .absent, discovering: false)))
+            if let want = options.adapter {
+                send(.failure(.failed("no adapter \(want) (found: \(adapters.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", ")))")))
+            }
+            return
+        }
+        sendAdapter()
+        for path in mirror.paths(with: BlueZTranslate.device, under: chosen) { deviceAppeared(path) }
+        if scanWanted { startScan() }
+    }
+
+    private func sendAdapter() {
+        guard let a = adapterPath, let props = mirror[a, BlueZTranslate.adapter] else { return }
+        let name = a.split(separator: "/").last.map(String.init) ?? a
+        let powered = props["Powered"]?.bool ?? false
+        send(.adapterChanged(AdapterStatus(name: name, power: powered ? .on : .poweredOff,
+                                           discovering: props["Discovering"]?.bool ?? false)))
+    }
+
+    private func forgetEverything() {
+        for (id, _) in devicePaths {
+            if mirror[devicePaths[id]!, BlueZTranslate.device]?["Connected"]?.bool == true {
+                send(.disconnected(id, .other("bluetoothd went away")))
+            }
+        }
+        for t in resolving.values { loop?.cancel(t) }
+        resolving.removeAll()
+        resolvedSent.removeAll()
+        devicePaths.removeAll()
+        subscribed.removeAll()
+        mirror.removeAll()
+        scanning = false
+        adapterPath = nil
+    }
+
+    // MARK: Signals
+
+    private func signal(_ s: DBusSignal) {
+        switch (s.interface, s.member) {
+        case ("org.freedesktop.DBus", "NameOwnerChanged"):
+            guard s.args.count == 3, s.args[0].string == Self.bluez else { return }
+            let newOwner = s.args[2].string ?? ""
+            forgetEverything()
+            if newOwner.isEmpty {
+                bluezPresent = false
+                send(.adapterChanged(AdapterStatus(name: options.adapter ?? "", power: .absent, discovering: false)))
+                send(.failure(BackendError(name: "org.bluez.Error.NotAvailable", message: "bluetoothd is not running")))
+            } else {
+                reload()
+            }
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
+            guard s.args.count == 2, let path = s.args[0].string else { return }
+            mirror.add(path: path, s.args[1])
+            interfacesAdded(path, (s.args[1].entries ?? []).compactMap { $0.key.string })
+        case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
+            guard s.args.count == 2, let path = s.args[0].string, let names = s.args[1].strings else { return }
+            let removed = mirror.remove(path: path, names)
+            if removed.contains(BlueZTranslate.device), let id = devicePaths.first(where: { $0.value == path })?.key {
+                devicePaths.removeValue(forKey: id)
+                send(.peripheralRemoved(id))
+            }
+        case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+            guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
+            let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
+            mirror.change(path: s.path, interface: iface, changed: changed, invalidated: invalidated)
+            propertiesChanged(s.path, iface, changed, invalidated)
+        default:
+            break
+        }
+    }
+
+    private func interfacesAdded(_ path: String, _ names: [String]) {
+        if names.contains(BlueZTranslate.adapter), adapterPath == nil { chooseAdapter(); return }
+        if names.contains(BlueZTranslate.device) { deviceAppeared(path) }
+        if names.contains(where: { $0.hasPrefix("org.bluez.Gatt") }),
+           let (id, devicePath) = devicePaths.first(where: { path.hasPrefix($0.value + "/") }).map({ ($0.key, $0.value) }) {
+            // GATT objects still arriving: give the tree a moment to settle.
+            if resolving[id] != nil { scheduleResolved(id, devicePath, settle: 0.2) }
+        }
+    }
+
+    private func deviceAppeared(_ path: String) {
+        guard let a = adapterPath, path.hasPrefix(a + "/"), let props = mirror[path, BlueZTranslate.device],
+              let address = props["Address"]?.string else { return }
+        let id = PeripheralID(address)
+        devicePaths[id] = path
+        var report = BlueZTranslate.report(id: id, props)
+        // BlueZ does not say whether a device is connectable; treat all as connectable.
+        report.connectable = true
+        send(.advertisementReceived(report))
+        if props["Connected"]?.bool == true {
+            send(.connected(id))
+            if props["ServicesResolved"]?.bool == true { scheduleResolved(id, path, settle: 0) }
+        }
+    }
+
+    private func propertiesChanged(_ path: String, _ iface: String, _ changed: [String: DBusValue], _ invalidated: [String]) {
+        switch iface {
+        case BlueZTranslate.adapter where path == adapterPath:
+            if changed["Discovering"]?.bool == false { scanning = false }
+            sendAdapter()
+        case BlueZTranslate.device:
+            guard let id = devicePaths.first(where: { $0.value == path })?.key else { return }
+            let advertising = ["RSSI", "ManufacturerData", "ServiceData", "UUIDs", "Name", "Alias", "TxPower",
+                               "AdvertisingFlags", "Appearance"]
+            if changed.keys.contains(where: advertising.contains) {
+                send(.advertisementReceived(BlueZTranslate.report(id: id, changed)))
+            }
+            if invalidated.contains("RSSI") { send(.rssiLost(id)) }
+            if let connected = changed["Connected"]?.bool {
+                if connected {
+                    send(.connected(id))
+                } else {
+                    if let t = resolving.removeValue(forKey: id) { loop?.cancel(t) }
+                    resolvedSent.remove(id)
+                    let reason: DisconnectReason = localDisconnects.remove(id) != nil ? .local : .remote
+                    subscribed = subscribed.filter { !$0.hasPrefix(path + "/") }
+                    send(.disconnected(id, reason))
+                }
+            }
+            if changed["ServicesResolved"]?.bool == true { scheduleResolved(id, path, settle: 0.1) }
+        case BlueZTranslate.characteristic:
+            if let value = changed["Value"]?.bytes, mirror[path, iface]?["Notifying"]?.bool == true {
+                send(.valueNotified(AttributeID(path), value))
+            }
+        default:
+            break
+        }
+    }
+
+    /// ServicesResolved can turn true a little before every GATT object is exported: wait
+    /// until InterfacesAdded has been quiet for `settle` seconds, then send the tree.
+    private func scheduleResolved(_ id: PeripheralID, _ path: String, settle: Double) {
+        if let t = resolving[id] { loop?.cancel(t) }
+        guard let loop else { return }
+        resolving[id] = loop.schedule(after: settle) { [weak self] in
+            guard let self else { return }
+            self.resolving.removeValue(forKey: id)
+            guard self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
+            self.resolvedSent.insert(id)
+            self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path),
+                                        mtu: BlueZTranslate.mtu(self.mirror, devicePath: path)))
+        }
+    }
+
+    // MARK: Commands
+
+    public func execute(_ command: BackendCommand) {
+        switch command {
+        case .startScan:
+            scanWanted = true
+            startScan()
+        case .stopScan:
+            scanWanted = false
+            guard let a = adapterPath else { return }
+            call(a, BlueZTranslate.adapter, "StopDiscovery") { [weak self] result in
+                self?.scanning = false
+                if case let .failure(e) = result, e.name != "org.bluez.Error.NotReady" {
+                    self?.send(.scanFailed(BlueZTranslate.backendError(e)))
+                }
+            }
+        case let .connect(id):
+            connect(id, attempt: 1)
+        case let .disconnect(id):
+            guard let path = devicePaths[id] else { return }
+            localDisconnects.insert(id)
+            call(path, BlueZTranslate.device, "Disconnect") { [weak self] result in
+                if case let .failure(e) = result {
+                    self?.localDisconnects.remove(id)
+                    self?.send(.failure(BlueZTranslate.backendError(e)))
+                }
+            }
+        case let .read(_, cid):
+            call(cid.path, BlueZTranslate.characteristic, "ReadValue", [.vardict([:])]) { [weak self] result in
+                switch result {
+                case let .success(args):
+                    guard let bytes = args.first?.bytes else {
+                        self?.send(.readCompleted(cid, .failure(.failed("unexpected ReadValue reply"))))
+                        return
+                    }
+                    self?.send(.readCompleted(cid, .success(bytes)))
+                case let .failure(e):
+                    self?.send(.readCompleted(cid, .failure(BlueZTranslate.backendError(e))))
+                }
+            }
+        case let .write(_, cid, bytes, type):
+            call(cid.path, BlueZTranslate.characteristic, "WriteValue",
+                 [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
+                switch result {
+                case .success: self?.send(.writeCompleted(cid, bytes, type, nil))
+                case let .failure(e): self?.send(.writeCompleted(cid, bytes, type, BlueZTranslate.backendError(e)))
+                }
+            }
+        case let .setNotify(_, cid, on):
+            call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify") { [weak self] result in
+                switch result {
+                case .success:
+                    if on { self?.subscribed.insert(cid.path) } else { self?.subscribed.remove(cid.path) }
+                    self?.send(.notifyChanged(cid, enabled: on, nil))
+                case let .failure(e):
+                    self?.send(.notifyChanged(cid, enabled: on, BlueZTranslate.backendError(e)))
+                }
+            }
+        }
+    }
+
+    private func startScan() {
+        guard let a = adapterPath else { return }
+        var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(true)]
+        if let floor = options.rssiFloor { filter["RSSI"] = .int16(Int16(clamping: floor)) }
+        call(a, BlueZTranslate.adapter, "SetDiscoveryFilter", [.vardict(filter)]) { [weak self] result in
+            guard let self else { return }
+            if case let .failure(e) = result {
+                self.send(.scanFailed(BlueZTranslate.backendError(e)))
+                return
+            }
+            self.call(a, BlueZTranslate.adapter, "StartDiscovery") { [weak self] result in
+                switch result {
+                case .success:
+                    self?.scanning = true
+                case let .failure(e) where e.name == "org.bluez.Error.InProgress":
+                    self?.scanning = true   // another client's scan is running: ours is merged into it
+                case let .failure(e):
+                    self?.send(.scanFailed(BlueZTranslate.backendError(e)))
+                }
+            }
+        }
+    }
+
+    private func connect(_ id: PeripheralID, attempt: Int) {
+        guard let path = devicePaths[id] else {
+            send(.connectFailed(id, .failed("bluetoothd does not know this device (any more)")))
+            return
+        }
+        send(.connecting(id, attempt: attempt))
+        call(path, BlueZTranslate.device, "Connect", timeout: 35) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success:
+                break  // Connected and ServicesResolved arrive as property changes
+            case let .failure(e) where attempt == 1 && e.message.contains("le-connection-abort-by-local"):
+                // A common transient failure: one retry, as nRF Connect and bleak do.
+                self.connect(id, attempt: 2)
+            case let .failure(e):
+                self.send(.connectFailed(id, BlueZTranslate.backendError(e)))
+            }
+        }
+    }
+}

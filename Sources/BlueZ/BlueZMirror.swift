@@ -1,0 +1,68 @@
+import DBus
+
+/// A copy of bluetoothd's object tree: path -> interface -> property -> value, kept
+/// current from GetManagedObjects, InterfacesAdded/Removed and PropertiesChanged.
+/// Every value in it came from the bus: read it through the typed accessors only.
+public struct BlueZMirror: Equatable, Sendable {
+    public typealias Properties = [String: DBusValue]
+    public private(set) var objects: [String: [String: Properties]] = [:]
+
+    public init() {}
+
+    public subscript(path: String, interface: String) -> Properties? { objects[path]?[interface] }
+
+    /// Replaces everything with a GetManagedObjects reply (`a{oa{sa{sv}}}`). Returns false
+    /// when the reply does not have that shape.
+    @discardableResult
+    public mutating func load(_ reply: DBusValue) -> Bool {
+        guard let entries = reply.entries else { return false }
+        objects = [:]
+        for e in entries {
+            guard let path = e.key.string, let ifaces = e.value.entries else { continue }
+            objects[path] = Self.interfaces(ifaces)
+        }
+        return true
+    }
+
+    /// InterfacesAdded(o, a{sa{sv}}).
+    public mutating func add(path: String, _ interfaces: DBusValue) {
+        guard let e = interfaces.entries else { return }
+        for (name, props) in Self.interfaces(e) { objects[path, default: [:]][name] = props }
+    }
+
+    /// InterfacesRemoved(o, as). Returns the interfaces that were there.
+    @discardableResult
+    public mutating func remove(path: String, _ interfaces: [String]) -> [String] {
+        var removed: [String] = []
+        for i in interfaces where objects[path]?.removeValue(forKey: i) != nil { removed.append(i) }
+        if objects[path]?.isEmpty == true { objects.removeValue(forKey: path) }
+        return removed
+    }
+
+    /// PropertiesChanged(s, a{sv}, as). Invalidated properties are dropped.
+    public mutating func change(path: String, interface: String, changed: Properties, invalidated: [String]) {
+        guard objects[path]?[interface] != nil else { return }
+        for (k, v) in changed { objects[path]![interface]![k] = v.unwrapped }
+        for k in invalidated { objects[path]![interface]!.removeValue(forKey: k) }
+    }
+
+    public mutating func removeAll() { objects = [:] }
+
+    /// Paths that have `interface`, sorted (paths sort in BlueZ handle order).
+    public func paths(with interface: String, under prefix: String = "/") -> [String] {
+        objects.compactMap { path, ifaces in
+            ifaces[interface] != nil && (path == prefix || path.hasPrefix(prefix == "/" ? "/" : prefix + "/")) ? path : nil
+        }.sorted()
+    }
+
+    static func interfaces(_ entries: [DBusDictEntry]) -> [String: Properties] {
+        var out: [String: Properties] = [:]
+        for e in entries {
+            guard let name = e.key.string else { continue }
+            var props: Properties = [:]
+            for p in e.value.entries ?? [] { if let k = p.key.string { props[k] = p.value.unwrapped } }
+            out[name] = props
+        }
+        return out
+    }
+}

@@ -1,0 +1,229 @@
+import Testing
+@testable import Explorer
+@testable import DBus
+@testable import BlueZ
+
+/// A scripted bus: records calls, lets the test answer them and push signals.
+@MainActor
+final class FakeBus: DBusClient {
+    var calls: [(DBusCall, (Result<[DBusValue], DBusError>) -> Void)] = []
+    var log: [String] = []
+    var signalHandler: (@MainActor (DBusSignal) -> Void)?
+    var disconnectHandler: (@MainActor () -> Void)?
+
+    func call(_ call: DBusCall, timeout: Double, reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
+        calls.append((call, reply))
+        log.append("call \(call.member) \(call.path)")
+    }
+    func addMatch(_ rule: String, reply: (@MainActor (DBusError?) -> Void)?) {
+        log.append("match \(rule)")
+        reply?(nil)
+    }
+
+    /// Answers the oldest pending call to `member`.
+    func answer(_ member: String, _ result: Result<[DBusValue], DBusError>) {
+        guard let i = calls.firstIndex(where: { $0.0.member == member }) else {
+            Issue.record("no pending call to \(member); calls: \(calls.map(\.0.member))")
+            return
+        }
+        let (_, reply) = calls.remove(at: i)
+        reply(result)
+    }
+
+    func pending(_ member: String) -> DBusCall? { calls.first { $0.0.member == member }?.0 }
+
+    func signal(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue]) {
+        signalHandler?(DBusSignal(sender: ":1.1", path: path, interface: interface, member: member, args: args))
+    }
+
+    func changed(_ path: String, _ interface: String, _ props: [String: DBusValue], invalidated: [String] = []) {
+        signal(path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+               [.string(interface), .vardict(props), .array(element: "s", invalidated.map { .string($0) })])
+    }
+}
+
+@MainActor
+@Suite("BlueZ backend against a scripted bus")
+struct BlueZBackendTests {
+    static let dev = "/org/bluez/hci0/dev_E4_1C_22_5D_90_11"
+    static let id = PeripheralID("E4:1C:22:5D:90:11")
+
+    static func ifaces(_ d: [String: [String: DBusValue]]) -> DBusValue {
+        .dict(key: "s", value: "a{sv}", d.keys.sorted().map { DBusDictEntry(.string($0), .vardict(d[$0]!)) })
+    }
+
+    static func tree(_ objects: [String: [String: [String: DBusValue]]]) -> DBusValue {
+        .dict(key: "o", value: "a{sa{sv}}", objects.keys.sorted().map { DBusDictEntry(.objectPath($0), ifaces(objects[$0]!)) })
+    }
+
+    static let adapter: [String: [String: DBusValue]] = ["org.bluez.Adapter1": [
+        "Address": .string("00:AA:01:00:00:23"), "Powered": .bool(true), "Discovering": .bool(false)]]
+    static let device: [String: [String: DBusValue]] = ["org.bluez.Device1": [
+        "Address": .string("E4:1C:22:5D:90:11"), "Name": .string("HRM \u{1B}[2J"), "Alias": .string("HRM"),
+        "RSSI": .int16(-57), "Connected": .bool(false), "ServicesResolved": .bool(false),
+        "UUIDs": .array(element: "s", [.string("0000180d-0000-1000-8000-00805f9b34fb")]),
+        "ManufacturerData": .dict(key: "q", value: "v", [DBusDictEntry(.uint16(0x0059), .variant(.bytes([1, 2, 3])))]),
+        "ServiceData": .dict(key: "s", value: "v", [DBusDictEntry(.string("0000feaa-0000-1000-8000-00805f9b34fb"), .variant(.bytes([0x10, 0, 3, 0x41])))]),
+        "TxPower": .int16(4), "Adapter": .objectPath("/org/bluez/hci0")]]
+
+    final class Sink { var events: [BackendEvent] = [] }
+
+    static func started(_ objects: [String: [String: [String: DBusValue]]]? = nil) -> (FakeBus, BlueZBackend, Sink, EventLoop) {
+        let bus = FakeBus(), loop = EventLoop(), sink = Sink()
+        let backend = BlueZBackend(bus: bus)
+        backend.start(loop: loop) { e, _ in sink.events.append(e) }
+        bus.answer("GetManagedObjects", .success([tree(objects ?? ["/org/bluez/hci0": adapter, dev: device])]))
+        return (bus, backend, sink, loop)
+    }
+
+    /// Runs the event loop for `seconds` (timers such as the GATT settle delay fire).
+    static func spin(_ loop: EventLoop, _ seconds: Double) {
+        loop.schedule(after: seconds) { loop.stop() }
+        loop.run()
+    }
+
+    @Test func subscribesWithNamespaceRulesBeforeTheSnapshot() {
+        let bus = FakeBus(), loop = EventLoop()
+        let backend = BlueZBackend(bus: bus)
+        backend.start(loop: loop) { _, _ in }
+        #expect(bus.log.count == 4)
+        #expect(bus.log[0...2].allSatisfy { $0.hasPrefix("match ") })
+        #expect(bus.log[1].contains("path_namespace='/org/bluez'"))
+        #expect(bus.log[3] == "call GetManagedObjects /")
+    }
+
+    @Test func snapshotBecomesAdapterAndDevices() {
+        let (_, backend, sink, _) = Self.started()
+        #expect(backend.adapterPath == "/org/bluez/hci0")
+        #expect(sink.events.first == .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: false)))
+        guard case let .advertisementReceived(r) = sink.events.last else { Issue.record("no report"); return }
+        #expect(r.id == Self.id)
+        #expect(r.name == "HRM \u{1B}[2J")   // raw here; the screen makes it harmless
+        #expect(r.rssi == -57)
+        #expect(r.advertisement.manufacturerData == [0x0059: [1, 2, 3]])
+        #expect(r.advertisement.serviceUUIDs == ["180D"])
+        #expect(r.advertisement.serviceData["FEAA"] == [0x10, 0, 3, 0x41])
+        #expect(r.advertisement.txPower == 4)
+    }
+
+    @Test func scanSetsTheFilterThenStarts() {
+        let (bus3, backend3, sink3, _) = Self.started()
+        backend3.execute(.startScan)
+        let filter = bus3.pending("SetDiscoveryFilter")
+        #expect(filter?.path == "/org/bluez/hci0")
+        #expect(filter?.args == [.vardict(["Transport": .string("le"), "DuplicateData": .bool(true), "RSSI": .int16(-127)])])
+        bus3.answer("SetDiscoveryFilter", .success([]))
+        #expect(bus3.pending("StartDiscovery") != nil)
+        bus3.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
+        #expect(sink3.events.last == .scanFailed(BackendError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
+    }
+
+    @Test func rssiChangesAndLoss() {
+        let (bus, backend, sink, _) = Self.started()
+        defer { withExtendedLifetime(backend) {} }  // the app owns its backend; signals stop with it
+        bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-61)])
+        guard case let .advertisementReceived(r) = sink.events.last else { Issue.record("no report"); return }
+        #expect(r.rssi == -61 && r.name == nil && r.advertisement.manufacturerData.isEmpty)
+        bus.changed(Self.dev, "org.bluez.Device1", [:], invalidated: ["RSSI"])
+        #expect(sink.events.last == .rssiLost(Self.id))
+    }
+
+    @Test func connectRetriesOnceThenResolvesServices() {
+        let (bus2, backend2, sink2, loop2) = Self.started()
+        backend2.execute(.connect(Self.id))
+        #expect(sink2.events.last == .connecting(Self.id, attempt: 1))
+        bus2.answer("Connect", .failure(DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")))
+        #expect(sink2.events.last == .connecting(Self.id, attempt: 2))
+        bus2.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+        #expect(sink2.events.last == .connected(Self.id))
+        // ServicesResolved arrives before the GATT objects: the tree waits for them.
+        bus2.changed(Self.dev, "org.bluez.Device1", ["ServicesResolved": .bool(true)])
+        let svc = Self.dev + "/service000a", chr = svc + "/char000b", desc = chr + "/desc000d"
+        bus2.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(svc), Self.ifaces(["org.bluez.GattService1": [
+            "UUID": .string("0000180d-0000-1000-8000-00805f9b34fb"), "Primary": .bool(true), "Device": .objectPath(Self.dev)]])])
+        bus2.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(chr), Self.ifaces(["org.bluez.GattCharacteristic1": [
+            "UUID": .string("00002a37-0000-1000-8000-00805f9b34fb"), "Service": .objectPath(svc),
+            "Flags": .array(element: "s", [.string("notify")]), "MTU": .uint16(247), "Notifying": .bool(false)]])])
+        bus2.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(desc), Self.ifaces(["org.bluez.GattDescriptor1": [
+            "UUID": .string("00002902-0000-1000-8000-00805f9b34fb"), "Characteristic": .objectPath(chr)]])])
+        bus2.answer("Connect", .success([]))
+        Self.spin(loop2, 0.4)
+        let expected = [GATTService(id: AttributeID(svc), uuid: "180D", characteristics: [
+            GATTCharacteristic(id: AttributeID(chr), uuid: "2A37", properties: [.notify],
+                               descriptors: [GATTDescriptor(id: AttributeID(desc), uuid: "2902")])])]
+        #expect(sink2.events.last == .servicesResolved(Self.id, expected, mtu: 247))
+
+        // Notifications: Value changes while Notifying.
+        backend2.execute(.setNotify(Self.id, AttributeID(chr), true))
+        bus2.answer("StartNotify", .success([]))
+        #expect(sink2.events.last == .notifyChanged(AttributeID(chr), enabled: true, nil))
+        bus2.changed(chr, "org.bluez.GattCharacteristic1", ["Notifying": .bool(true)])
+        bus2.changed(chr, "org.bluez.GattCharacteristic1", ["Value": .bytes([0x06, 72])])
+        #expect(sink2.events.last == .valueNotified(AttributeID(chr), [0x06, 72]))
+
+        // The peripheral drops the link.
+        bus2.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(false), "ServicesResolved": .bool(false)])
+        #expect(sink2.events.contains(.disconnected(Self.id, .remote)))
+    }
+
+    @Test func readWriteErrorsKeepBlueZNames() {
+        let (bus, backend, sink, _) = Self.started()
+        let c = AttributeID(Self.dev + "/service000a/char000b")
+        backend.execute(.read(Self.id, c))
+        #expect(bus.pending("ReadValue")?.args == [.vardict([:])])
+        bus.answer("ReadValue", .failure(DBusError(name: "org.bluez.Error.NotPermitted", message: "Read not permitted")))
+        #expect(sink.events.last == .readCompleted(c, .failure(.notPermitted("Read not permitted"))))
+        backend.execute(.write(Self.id, c, [1, 2], .command))
+        #expect(bus.pending("WriteValue")?.args == [.bytes([1, 2]), .vardict(["type": .string("command")])])
+        bus.answer("WriteValue", .success([]))
+        #expect(sink.events.last == .writeCompleted(c, [1, 2], .command, nil))
+        backend.execute(.read(Self.id, c))
+        bus.answer("ReadValue", .success([.string("not bytes")]))   // a misbehaving peer
+        #expect(sink.events.last == .readCompleted(c, .failure(.failed("unexpected ReadValue reply"))))
+    }
+
+    @Test func bluetoothdRestartIsSurvived() {
+        let (bus, backend, sink, _) = Self.started()
+        defer { withExtendedLifetime(backend) {} }
+        bus.signal("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                   [.string("org.bluez"), .string(":1.5"), .string("")])
+        #expect(sink.events.suffix(2) == [
+            .adapterChanged(AdapterStatus(name: "", power: .absent, discovering: false)),
+            .failure(BackendError(name: "org.bluez.Error.NotAvailable", message: "bluetoothd is not running")),
+        ])
+        bus.signal("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                   [.string("org.bluez"), .string(""), .string(":1.9")])
+        #expect(bus.pending("GetManagedObjects") != nil)
+        bus.answer("GetManagedObjects", .success([Self.tree(["/org/bluez/hci0": Self.adapter])]))
+        #expect(sink.events.last == .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: false)))
+    }
+
+    @Test func noBluetoothdAndMalformedReplies() {
+        let bus = FakeBus(), loop = EventLoop(), sink = Sink()
+        let backend = BlueZBackend(bus: bus)
+        backend.start(loop: loop) { e, _ in sink.events.append(e) }
+        bus.answer("GetManagedObjects", .failure(DBusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "x")))
+        #expect(sink.events.last == .failure(BackendError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "bluetoothd is not running")))
+        let bus2 = FakeBus(), sink2 = Sink()
+        let backend2 = BlueZBackend(bus: bus2)
+        backend2.start(loop: loop) { e, _ in sink2.events.append(e) }
+        bus2.answer("GetManagedObjects", .success([.string("garbage")]))
+        #expect(sink2.events.last == .failure(.failed("unexpected GetManagedObjects reply from bluetoothd")))
+        // Signals of the wrong shape are ignored.
+        bus2.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.int32(3)])
+        bus2.signal("/x", "org.freedesktop.DBus.Properties", "PropertiesChanged", [])
+    }
+
+    @Test func adapterChoice() {
+        let hci1: [String: [String: DBusValue]] = ["org.bluez.Adapter1": ["Powered": .bool(true), "Discovering": .bool(false)]]
+        var off = Self.adapter
+        off["org.bluez.Adapter1"]!["Powered"] = .bool(false)
+        let (_, backend, _, _) = Self.started(["/org/bluez/hci0": off, "/org/bluez/hci1": hci1])
+        #expect(backend.adapterPath == "/org/bluez/hci1")   // the first powered one
+        let bus = FakeBus(), loop = EventLoop(), sink = Sink()
+        let chosen = BlueZBackend(bus: bus, options: .init(adapter: "hci7"))
+        chosen.start(loop: loop) { e, _ in sink.events.append(e) }
+        bus.answer("GetManagedObjects", .success([Self.tree(["/org/bluez/hci0": Self.adapter])]))
+        #expect(sink.events.last == .failure(.failed("no adapter hci7 (found: hci0)")))
+    }
+}
