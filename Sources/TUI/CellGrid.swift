@@ -92,29 +92,19 @@ public struct CellGrid: Equatable, Sendable {
         }
     }
 
-    /// What a grapheme looks like on screen, as (text, columns) units. A control
-    /// character becomes its visible Unicode "control picture" (ESC -> ␛, CR LF -> ␍␊);
-    /// C1 controls and bidi overrides (which reorder the rest of a line) become "�".
+    /// What a grapheme looks like on screen, as (text, columns) units, made safe by
+    /// `TerminalSafe` (ESC -> ␛, CR LF -> ␍␊, C1 and bidi overrides -> �).
     static func displayUnits(_ ch: Character) -> [(String, Int)] {
         if ch.isASCII, let v = ch.asciiValue, v >= 0x20, v < 0x7F { return [(String(ch), 1)] }
-        if !ch.unicodeScalars.contains(where: isUnsafe) {
+        if !ch.unicodeScalars.contains(where: TerminalSafe.isUnsafe) {
             let w = columns(ch)
             return w == 0 ? [] : [(String(ch), w)]
         }
         return ch.unicodeScalars.compactMap { sc in
-            let v = sc.value
-            if v < 0x20 { return (String(Unicode.Scalar(0x2400 + v)!), 1) }
-            if v == 0x7F { return ("\u{2421}", 1) }
-            if isUnsafe(sc) { return ("\u{FFFD}", 1) }
+            if let r = TerminalSafe.replacement(sc) { return (r, 1) }
             let w = columns(Character(sc))
             return w == 0 ? nil : (String(sc), w)
         }
-    }
-
-    static func isUnsafe(_ sc: Unicode.Scalar) -> Bool {
-        let v = sc.value
-        return v < 0x20 || v == 0x7F || (0x80..<0xA0).contains(v) || (0x202A...0x202E).contains(v)
-            || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F
     }
 
     /// Terminal columns of a grapheme: 2 for East Asian wide and emoji, 0 for a lone

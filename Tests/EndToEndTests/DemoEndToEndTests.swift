@@ -127,11 +127,57 @@ struct CommandLineTests {
         #expect(code == 2)
         #expect(out.hasPrefix("bleexplr: --seed takes a whole number, not 'abc'"))
         (code, out) = try Self.run(["--bogus"])
-        #expect(code == 2 && out.hasPrefix("bleexplr: unknown argument '--bogus'"))
+        #expect(code == 2 && out.hasPrefix("bleexplr: unknown option '--bogus'"))
+        (code, out) = try Self.run(["--demo", "frobnicate"])
+        #expect(code == 2 && out.hasPrefix("bleexplr: unknown command 'frobnicate'"))
+        (code, out) = try Self.run(["--rssi-floor", "-500"])
+        #expect(code == 2 && out.hasPrefix("bleexplr: --rssi-floor takes -127...20 dBm or off"))
         (code, out) = try Self.run(["--record"])
         #expect(code == 2 && out.hasPrefix("bleexplr: --record needs a value"))
+        (code, out) = try Self.run(["--demo", "write", "E4:1C:22:5D:90:11", "2A39", "zz"])
+        #expect(code == 2 && out.hasPrefix("bleexplr: Not hex: 'z'"))
         (code, out) = try Self.run(["--version"])
         #expect(code == 0 && out.hasPrefix("bleexplr 0."))
+    }
+
+    @Test func headlessScanListsTheDemoWorldAsJSONLines() throws {
+        let (code, out) = try Self.run(["--demo", "scan", "--duration", "2", "--json"])
+        #expect(code == 0)
+        let lines = out.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 9)
+        let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(objects.contains { $0["name"] as? String == "Demo HRM" && $0["rssi"] is Int })
+        #expect(objects.contains { ($0["beacon"] as? String)?.hasPrefix("iBeacon e2c56db5") == true })
+        #expect(objects.contains { $0["beacon"] as? String == "Eddystone-URL https://example.com" })
+        // Plain output makes the hostile name harmless too.
+        let (_, plain) = try Self.run(["--demo", "scan", "--duration", "1.5"])
+        #expect(plain.contains("Evil␛[2J"))
+        #expect(!plain.unicodeScalars.contains { $0.value == 0x1B })
+    }
+
+    @Test func headlessServicesReadWriteNotify() throws {
+        var (code, out) = try Self.run(["--demo", "services", "E4:1C:22:5D:90:11"])
+        #expect(code == 0)
+        #expect(out.contains("180D  Heart Rate") && out.contains("2A37  Heart Rate Measurement  [notify]"))
+        (code, out) = try Self.run(["--demo", "read", "e4:1c:22:5d:90:11", "2a38", "--json"])
+        #expect(code == 0)
+        let obj = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        #expect(obj?["decoded"] as? String == "Chest" && obj?["hex"] as? String == "01")
+        (code, out) = try Self.run(["--demo", "read", "E4:1C:22:5D:90:11", "2A37"])
+        #expect(code == 1 && out == "bleexplr: read failed: NotPermitted: Read not permitted\n")
+        (code, out) = try Self.run(["--demo", "write", "E4:1C:22:5D:90:11", "2A39", "02"])
+        #expect(code == 1 && out.hasPrefix("bleexplr: write failed: Failed: Operation failed with ATT error: 0x80"))
+        (code, out) = try Self.run(["--demo", "write", "FC:58:FA:1A:2B:3C", "2A06", "02", "--without-response"])
+        #expect(code == 0 && out == "wrote 1 byte\n")
+        (code, out) = try Self.run(["--demo", "notify", "E4:1C:22:5D:90:11", "2A37", "--count", "3", "--json"])
+        #expect(code == 0)
+        let values = out.split(separator: "\n")
+        #expect(values.count == 3)
+        #expect(values.allSatisfy { $0.contains("\"decoded\":\"") && $0.contains(" bpm") })
+        (code, out) = try Self.run(["--demo", "notify", "E4:1C:22:5D:90:11", "FFFF"])
+        #expect(code == 1 && out.contains("has no characteristic FFFF"))
+        (code, out) = try Self.run(["--demo", "read", "nonsense", "2a19"])
+        #expect(code == 2 && out.hasPrefix("bleexplr: 'nonsense' is not a Bluetooth address"))
     }
 
     @Test func noTerminalIsAClearError() throws {

@@ -129,7 +129,7 @@ public enum RecordingFormat {
     }
 
     /// `004c`: four lowercase hex digits.
-    static func companyKey(_ k: UInt16) -> String {
+    public static func companyKey(_ k: UInt16) -> String {
         let h = String(k, radix: 16)
         return String(repeating: "0", count: 4 - h.count) + h
     }
@@ -155,7 +155,7 @@ public enum RecordingFormat {
         return nil
     }
 
-    static func serviceJSON(_ s: GATTService) -> String {
+    public static func serviceJSON(_ s: GATTService) -> String {
         var j = JSONLine()
         j.string("uuid", s.uuid.canonical)
         j.string("name", AssignedNumbers.serviceName(s.uuid))
