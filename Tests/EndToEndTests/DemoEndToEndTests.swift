@@ -62,12 +62,15 @@ struct DemoEndToEndTests {
         try Self.expectRestored(t, exit: 0)
     }
 
-    @Test(arguments: [("TERM", 143), ("HUP", 129), ("INT", 130)])
-    func signalsRestoreTheTerminal(signal: String, exit: Int) throws {
-        let t = try Tmux("sig\(signal)", command: wrapped("--demo"))
+    /// Graceful signals quit cleanly; crash signals (as a Swift runtime trap or a bad
+    /// pointer would raise) still restore the terminal before the process dies.
+    @Test(arguments: [("TERM", SIGTERM, 143), ("HUP", SIGHUP, 129), ("INT", SIGINT, 130),
+                      ("SEGV", SIGSEGV, 139), ("ABRT", SIGABRT, 134), ("ILL", SIGILL, 132)])
+    func signalsRestoreTheTerminal(name: String, signal: Int32, exit: Int) throws {
+        let t = try Tmux("sig\(name)", command: wrapped("--demo"))
         try t.waitFor(text: "Demo HRM")
         let pid = try #require(try t.appPID())
-        kill(pid, signal == "TERM" ? SIGTERM : signal == "HUP" ? SIGHUP : SIGINT)
+        kill(pid, signal)
         try Self.expectRestored(t, exit: exit)
     }
 
