@@ -111,18 +111,10 @@ struct DemoEndToEndTests {
 
 @Suite("Command line")
 struct CommandLineTests {
-    static func run(_ args: [String], stdin: String = "/dev/null") throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Tmux.binary)
-        p.arguments = args
-        p.standardInput = FileHandle(forReadingAtPath: stdin)
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// The binary without a terminal: stdin /dev/null, stdout and stderr together.
+    static func run(_ args: [String]) throws -> (Int32, String) {
+        let (status, text) = try spawn(Tmux.binary, args)
+        return (status, text)
     }
 
     @Test func badArgumentsGetOneClearLine() throws {

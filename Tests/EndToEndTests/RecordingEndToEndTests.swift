@@ -75,17 +75,9 @@ struct RecordingEndToEndTests {
 
     /// Validates a recording against docs/recording.schema.json with python3-jsonschema.
     static func validate(_ path: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [Tmux.packageRoot.appendingPathComponent("Tests/tools/validate_recording.py").path,
-                       Tmux.packageRoot.appendingPathComponent("docs/recording.schema.json").path, path]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let out = String(decoding: data, as: UTF8.self)
-        #expect(p.terminationStatus == 0, "schema validation: \(out)")
+        let (status, out) = try spawn("/usr/bin/python3", [
+            Tmux.packageRoot.appendingPathComponent("Tests/tools/validate_recording.py").path,
+            Tmux.packageRoot.appendingPathComponent("docs/recording.schema.json").path, path])
+        #expect(status == 0, "schema validation: \(out)")
     }
 }

@@ -57,6 +57,7 @@ final class Tmux {
         throw E2EError("timed out waiting for \(what); screen was:\n\(last)")
     }
 
+    @discardableResult
     func waitFor(text: String, timeout: Double = 10) throws -> String {
         try waitFor("\"\(text)\"", timeout: timeout) { $0.contains(text) }
     }
