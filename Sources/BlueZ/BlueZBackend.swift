@@ -39,6 +39,8 @@ public final class BlueZBackend: Backend {
     private var resolvedSent: Set<PeripheralID> = []
     private var subscribed: Set<String> = []
     private var bluezPresent = false
+    /// PropertiesChanged signals handled (the ingest benchmark reports it).
+    public private(set) var propertiesChangedCount = 0
 
     public init(bus: DBusClient, options: Options = Options()) {
         self.bus = bus
@@ -183,6 +185,7 @@ public final class BlueZBackend: Backend {
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
             let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
+            propertiesChangedCount += 1
             mirror.change(path: s.path, interface: iface, changed: changed, invalidated: invalidated)
             propertiesChanged(s.path, iface, changed, invalidated)
         default:

@@ -8,10 +8,13 @@ enum HeadlessCommand: Equatable {
     case read(address: String, uuid: BLEUUID)
     case write(address: String, uuid: BLEUUID, value: Bytes, withoutResponse: Bool)
     case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?)
+    /// The signal-storm benchmark's consumer (shared bench harness contract): scan until a
+    /// device named BENCH-END appears, then print `BENCH-END count=N t_end=T`.
+    case benchIngest
 
     var address: String? {
         switch self {
-        case .scan: return nil
+        case .scan, .benchIngest: return nil
         case let .services(a), let .read(a, _), let .write(a, _, _, _), let .notify(a, _, _, _): return a
         }
     }
@@ -60,6 +63,8 @@ final class Headless {
         switch command {
         case let .scan(duration):
             loop.schedule(after: duration) { [unowned self] in self.finishScan() }
+        case .benchIngest:
+            break
         default:
             arm(Self.findTimeout) { [unowned self] in
                 self.fail("no device \(self.command.address ?? "") found in \(Int(Self.findTimeout)) s of scanning")
@@ -107,7 +112,22 @@ final class Headless {
         loop.stop()
     }
 
+    /// How many backend signals were processed (for benchIngest).
+    var processedCount: (() -> Int)?
+
     private func handle(_ event: BackendEvent, at: Timestamp) {
+        if command == .benchIngest {
+            if case let .advertisementReceived(r) = event, r.name == "BENCH-END" {
+                var cpu = rusage()
+                getrusage(RUSAGE_SELF.rawValue, &cpu)
+                let cpuSeconds = Double(cpu.ru_utime.tv_sec + cpu.ru_stime.tv_sec)
+                    + Double(cpu.ru_utime.tv_usec + cpu.ru_stime.tv_usec) / 1e6
+                print("BENCH-END count=\(processedCount?() ?? 0) t_end=\(Timestamp.now().seconds) cpu_s=\(cpuSeconds)")
+                fflush(stdout)
+                stop()
+            }
+            return
+        }
         switch (phase, event) {
         case (.finding, .advertisementReceived):
             guard let wanted = command.address?.uppercased(),
@@ -176,7 +196,7 @@ final class Headless {
         let uuid: BLEUUID
         switch command {
         case let .read(_, u), let .write(_, u, _, _), let .notify(_, u, _, _): uuid = u
-        case .scan, .services: return
+        case .scan, .services, .benchIngest: return
         }
         guard let c = services.flatMap(\.characteristics).first(where: { $0.uuid == uuid }) else {
             fail("\(id) has no characteristic \(uuid)")
@@ -191,7 +211,7 @@ final class Headless {
         case let .write(_, _, value, withoutResponse):
             backend.execute(.write(id, c.id, value, withoutResponse ? .command : .request))
         case .notify: backend.execute(.setNotify(id, c.id, true))
-        case .scan, .services: break
+        case .scan, .services, .benchIngest: break
         }
     }
 

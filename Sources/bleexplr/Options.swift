@@ -149,6 +149,9 @@ func parse(_ args: [String]) -> Options {
     case "notify":
         need(2, "notify ADDRESS UUID [--count N] [--duration S] [--json]")
         o.command = .notify(address: address(rest[0]), uuid: uuid(rest[1]), count: count, duration: duration)
+    case "bench-ingest":
+        need(0, "bench-ingest   (the D-Bus signal-storm benchmark's consumer; see docs/bench.md)")
+        o.command = .benchIngest
     default:
         fail("unknown command '\(TerminalSafe.text(verb))' (see --help)")
     }

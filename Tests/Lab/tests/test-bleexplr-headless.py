@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""The real bleexplr binary's headless commands against the lab's bluetoothd: scan finds
+the fixtures with RSSI, UUIDs and decoded beacons; services, read, write (read back),
+notify (iTag presses, Heart Rate Measurement) through the BlueZ backend."""
+import json, os, subprocess, sys, threading, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from labkit import *
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+BIN = os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+TEST_SVC_CHAR = '12345678-1234-5678-1234-56789abcdef1'   # BlueZ example server: read/write
+
+
+def bx(*args, timeout=60):
+    cmd = [BIN, '--bus', bus_address(), '--adapter', 'hci0'] + list(args)
+    log('$', ' '.join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    for line in (p.stdout + p.stderr).splitlines():
+        log('  |', line)
+    return p
+
+
+def jsonl(p):
+    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
+def test():
+    check(os.access(BIN, os.X_OK), 'bleexplr binary at %s (build it first)' % BIN)
+    p = bx('scan', '--duration', '8', '--json')
+    check(p.returncode == 0, 'scan exits 0')
+    seen = jsonl(p)
+    by_name = {d.get('name'): d for d in seen if d.get('name')}
+    check(ITAG in by_name, 'scan finds %r' % ITAG)
+    itag = by_name[ITAG]
+    check(isinstance(itag.get('rssi'), int) and -127 < itag['rssi'] < 20, 'with an RSSI (%s)' % itag.get('rssi'))
+    check(u16('ffe0') in itag.get('serviceUUIDs', []), 'and its advertised service FFE0')
+    hrm = next((d for d in seen if u16('180d') in d.get('serviceUUIDs', [])), None)
+    check(hrm is not None, "scan finds BlueZ's example server (advertises 180D)")
+    check(any((d.get('beacon') or '').startswith('iBeacon e2c56db5') and '1/2' in d['beacon'] for d in seen),
+          'the iBeacon is decoded (uuid, major/minor)')
+    check(any(d.get('beacon') == 'Eddystone-URL https://example.com/lab' for d in seen), 'the Eddystone-URL is expanded')
+
+    p = bx('services', itag['address'], '--json')
+    check(p.returncode == 0, 'services exits 0')
+    chars = [c['uuid'] for s in jsonl(p) for c in s['characteristics']]
+    for u in ('ffe1', '2a06', '2a19'):
+        check(u16(u) in chars, 'iTag GATT tree has %s' % u.upper())
+
+    p = bx('read', itag['address'], '2A19', '--json')
+    check(p.returncode == 0 and jsonl(p)[0]['decoded'] == '100 %', 'read Battery Level = 100 %')
+
+    fx = Fixtures()
+    p = bx('write', itag['address'], '2A06', '02', '--without-response')
+    check(p.returncode == 0, 'write Immediate Alert without response exits 0')
+    check(pump(10, lambda: int(fx.State()['itag']['alert_level']) == 2), 'the write reached the tag')
+
+    # Notifications: presses while `notify --count 2` is subscribed.
+    out = {}
+    th = threading.Thread(target=lambda: out.setdefault('p', bx('notify', itag['address'], 'FFE1', '--count', '2', '--json', timeout=90)))
+    th.start()
+    check(pump(45, lambda: bool(fx.State()['itag']['key_notifying'])), 'bleexplr subscribed to FFE1')
+    for _ in range(2):
+        fx.Press()
+        time.sleep(0.5)
+    th.join(60)
+    p = out.get('p')
+    check(p is not None and p.returncode == 0, 'notify --count 2 exits 0 after two presses')
+    check([v['hex'] for v in jsonl(p)] == ['01', '01'], 'two presses arrive as 01 01')
+
+    p = bx('notify', hrm['address'], '2A37', '--count', '2', '--json', timeout=90)
+    check(p.returncode == 0, 'Heart Rate Measurement notify exits 0')
+    check(all(' bpm' in (v.get('decoded') or '') for v in jsonl(p)), 'and its values decode to bpm')
+
+    p = bx('write', hrm['address'], TEST_SVC_CHAR, '0102ff')
+    check(p.returncode == 0, 'write to the test characteristic exits 0')
+    p = bx('read', hrm['address'], TEST_SVC_CHAR, '--json')
+    check(p.returncode == 0 and jsonl(p)[0]['hex'] == '0102ff', 'the written value reads back')
+
+    p = bx('read', itag['address'], '2A37')
+    check(p.returncode == 1 and p.stderr.strip().endswith('has no characteristic 2A37'),
+          'a missing characteristic is one clear line (%r)' % p.stderr.strip())
+
+
+main(test)

@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""The real bleexplr TUI in tmux over the lab's bluetoothd: it scans, connects to 'Lab
+Dropper', the device screen opens by itself, and when the peripheral drops the link the
+app is back on the scan list with the reason; q restores the terminal."""
+import os, subprocess, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from labkit import *
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+BIN = os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+SOCK = 'bxlab%d' % os.getpid()
+
+
+def tmux(*args):
+    return subprocess.run(['tmux', '-L', SOCK] + list(args), capture_output=True, text=True).stdout
+
+
+def screen():
+    return tmux('capture-pane', '-p', '-t', 'bx')
+
+
+def wait_screen(what, cond, timeout=30):
+    deadline = time.monotonic() + timeout
+    s = ''
+    while time.monotonic() < deadline:
+        s = screen()
+        if cond(s):
+            log('ok: screen shows', what)
+            return s
+        time.sleep(0.2)
+    fail('timed out waiting for %s; screen:\n%s' % (what, s))
+
+
+def test():
+    check(os.access(BIN, os.X_OK), 'bleexplr binary at %s' % BIN)
+    fx = Fixtures()
+    cmd = "trap : INT; '%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
+    tmux('new-session', '-d', '-x', '110', '-y', '32', '-s', 'bx', 'env', 'TERM=xterm-256color', 'LANG=C.UTF-8', 'sh', '-c', cmd)
+    try:
+        wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
+        wait_screen('Lab Dropper in the scan list', lambda s: DROPPER in s)
+        tmux('send-keys', '-t', 'bx', '/')
+        tmux('send-keys', '-t', 'bx', '-l', DROPPER)
+        tmux('send-keys', '-t', 'bx', 'Enter')
+        wait_screen('only the dropper', lambda s: DROPPER in s and '/ filter:' not in s and ITAG not in s)
+        tmux('send-keys', '-t', 'bx', 'Enter')
+        s = wait_screen('the device screen, opened by itself', lambda s: 'Scan › ' + DROPPER in s, timeout=45)
+        s = wait_screen('its services', lambda s: DROP_INFO.upper()[:12] in s or '6C616273' in s, timeout=15)
+        check('● connected' in s, 'connected state shown')
+        check(fx.Drop() >= 1, 'the peripheral drops the link')
+        s = wait_screen('back on the scan list with the reason',
+                        lambda s: 'Scan › ' not in s and DROPPER + ' disconnected' in s, timeout=30)
+        tmux('send-keys', '-t', 'bx', 'q')
+        s = wait_screen('exit', lambda s: 'EXIT=' in s)
+        check('EXIT=0' in s, 'q exits 0')
+        check(tmux('display-message', '-p', '-t', 'bx', '#{alternate_on}').strip() == '0', 'terminal back from the alternate screen')
+    finally:
+        tmux('kill-server')
+
+
+main(test)
