@@ -15,17 +15,22 @@ let package = Package(
         .target(name: "Explorer"),
         // Screens (pure functions of state into a cell grid) and the terminal layer.
         .target(name: "TUI", dependencies: ["Explorer", "CNcursesw"]),
-        // D-Bus: typed values and the client protocol the BlueZ backend uses.
-        .target(name: "DBus", dependencies: ["Explorer"]),
+        // libdbus-1, wrapped so that only Sources/DBus touches it.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1",
+                       providers: [.apt(["libdbus-1-dev"])]),
+        // D-Bus: typed values, the client protocol the BlueZ backend uses, and its
+        // libdbus implementation on the app's event loop.
+        .target(name: "DBus", dependencies: ["Explorer", "CDBus"]),
         // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
         .target(name: "BlueZ", dependencies: ["Explorer", "DBus"]),
-        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI"]),
+        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
         .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Explorer"]),
+        .testTarget(name: "DBusTests", dependencies: ["Explorer", "DBus"]),
     ],
     swiftLanguageModes: [.v6]
 )

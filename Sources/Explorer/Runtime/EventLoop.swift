@@ -10,12 +10,19 @@
 public final class EventLoop {
     public typealias Handler = @MainActor () -> Void
 
-    public struct TimerID: Hashable, Sendable { let raw: Int }
+    public typealias WatchHandler = @MainActor (_ revents: Int16) -> Void
 
-    private struct Reader { let fd: Int32; let handler: Handler }
+    public struct TimerID: Hashable, Sendable { let raw: Int }
+    public struct WatchID: Hashable, Sendable { let raw: Int }
+
     private struct Timer { let id: Int; let deadline: Double; let handler: Handler }
+    /// A watch polls for any `events` (POLLIN, POLLOUT) and can be switched off without
+    /// being removed: libdbus toggles its write watch on and off as its queue fills.
+    private struct Watch { let fd: Int32; var events: Int16; var enabled: Bool; let handler: WatchHandler }
 
     private var readers: [Int32: Handler] = [:]
+    private var watches: [Int: Watch] = [:]
+    private var nextWatchID = 0
     private var timers: [Timer] = []          // sorted by deadline, then id
     private var nextTimerID = 0
     private var stopped = false
@@ -26,6 +33,19 @@ public final class EventLoop {
 
     public func addReader(fd: Int32, _ handler: @escaping Handler) { readers[fd] = handler }
     public func removeReader(fd: Int32) { readers.removeValue(forKey: fd) }
+
+    /// Several watches may share one fd (libdbus adds one for reading, one for writing).
+    @discardableResult
+    public func addWatch(fd: Int32, events: Int16, enabled: Bool = true,
+                         _ handler: @escaping WatchHandler) -> WatchID {
+        nextWatchID += 1
+        watches[nextWatchID] = Watch(fd: fd, events: events, enabled: enabled, handler: handler)
+        return WatchID(raw: nextWatchID)
+    }
+
+    public func setWatch(_ id: WatchID, enabled: Bool) { watches[id.raw]?.enabled = enabled }
+    public func setWatch(_ id: WatchID, events: Int16) { watches[id.raw]?.events = events }
+    public func removeWatch(_ id: WatchID) { watches.removeValue(forKey: id.raw) }
 
     @discardableResult
     public func schedule(after seconds: Double, _ handler: @escaping Handler) -> TimerID {
@@ -56,6 +76,25 @@ public final class EventLoop {
         }
     }
 
+    /// Runs until `condition` holds, `stop()` or `timeout` seconds pass; returns whether
+    /// the condition holds. For tests and headless commands: the condition is checked
+    /// after every timer and wake-up, and a timer at the deadline ends the wait.
+    @discardableResult
+    public func run(until condition: () -> Bool, timeout: Double) -> Bool {
+        let deadline = monotonicSeconds() + max(0, timeout)
+        let wake = schedule(at: deadline) {}
+        defer { cancel(wake) }
+        stopped = false
+        while !stopped, !condition(), monotonicSeconds() < deadline {
+            runDueTimers()
+            if stopped || condition() { break }
+            beforeWait?()
+            if stopped || condition() { break }
+            waitOnce()
+        }
+        return condition()
+    }
+
     private func runDueTimers() {
         let now = monotonicSeconds()
         while let first = timers.first, first.deadline <= now {
@@ -66,7 +105,10 @@ public final class EventLoop {
     }
 
     private func waitOnce() {
-        var fds = readers.keys.sorted().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        let readerFDs = readers.keys.sorted()
+        let watchIDs = watches.keys.sorted().filter { watches[$0]!.enabled }
+        var fds = readerFDs.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        fds += watchIDs.map { pollfd(fd: watches[$0]!.fd, events: watches[$0]!.events, revents: 0) }
         var timeout: Int32 = -1
         if let first = timers.first {
             let ms = (first.deadline - monotonicSeconds()) * 1000
@@ -74,8 +116,13 @@ public final class EventLoop {
         }
         let n = poll(&fds, nfds_t(fds.count), timeout)
         if n < 0 { return }  // EINTR: a signal; its self-pipe is readable now
-        for p in fds where p.revents != 0 {
-            readers[p.fd]?()
+        for (i, p) in fds.enumerated() where p.revents != 0 {
+            if i < readerFDs.count {
+                readers[p.fd]?()
+            } else if let w = watches[watchIDs[i - readerFDs.count]], w.enabled {
+                // A handler may have removed or disabled this watch meanwhile.
+                w.handler(p.revents)
+            }
         }
     }
 }
