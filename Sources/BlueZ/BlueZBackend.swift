@@ -279,7 +279,9 @@ public final class BlueZBackend: Backend {
             guard let a = adapterPath else { return }
             call(a, BlueZTranslate.adapter, "StopDiscovery") { [weak self] result in
                 self?.scanning = false
-                if case let .failure(e) = result, e.name != "org.bluez.Error.NotReady" {
+                // "No discovery started": ours had not started yet, or bluetoothd stopped it.
+                if case let .failure(e) = result, e.name != "org.bluez.Error.NotReady",
+                   !e.message.contains("No discovery started") {
                     self?.send(.scanFailed(BlueZTranslate.backendError(e)))
                 }
             }
@@ -338,10 +340,13 @@ public final class BlueZBackend: Backend {
                 self.send(.scanFailed(BlueZTranslate.backendError(e)))
                 return
             }
+            guard self.scanWanted else { return }   // stopped while the filter was being set
             self.call(a, BlueZTranslate.adapter, "StartDiscovery") { [weak self] result in
                 switch result {
                 case .success:
                     self?.scanning = true
+                    // Stopped while starting: stop for real now.
+                    if self?.scanWanted == false { self?.execute(.stopScan) }
                 case let .failure(e) where e.name == "org.bluez.Error.InProgress":
                     self?.scanning = true   // another client's scan is running: ours is merged into it
                 case let .failure(e):

@@ -79,6 +79,8 @@ public final class DBusConnection: DBusClient {
         binding.connection = nil
         binding.uninstall()
         failPending(.disconnected("connection closed"))
+        // Send what is queued (StopDiscovery, StopNotify on the way out) before closing.
+        if dbus_connection_get_is_connected(raw) != 0 { dbus_connection_flush(raw) }
         dbus_connection_close(raw)
         dbus_connection_unref(raw)
         self.raw = nil
