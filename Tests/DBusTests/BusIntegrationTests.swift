@@ -173,4 +173,25 @@ struct DBusOpenTests {
         #expect(throws: DBusError.self) { _ = try DBusConnection.open(address: "not an address", loop: EventLoop()) }
         #expect(throws: DBusError.self) { _ = try DBusConnection.open(address: "unix:path=/a\u{0}b", loop: EventLoop()) }
     }
+
+    /// nil means the system bus, found the way libdbus finds it: DBUS_SYSTEM_BUS_ADDRESS.
+    @Test func systemBusHonoursTheEnvironment() throws {
+        let bus = try PrivateBus()
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        defer { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
+        let loop = EventLoop()
+        let conn = try DBusConnection.open(address: nil, loop: loop)
+        var reply: Result<[DBusValue], DBusError>?
+        conn.call(DBusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                           interface: "org.freedesktop.DBus", member: "GetNameOwner", args: [.string(conn.uniqueName)]),
+                  timeout: 5) { reply = $0 }
+        loop.run(until: { reply != nil }, timeout: 5)
+        #expect(reply == .success([.string(conn.uniqueName)]))
+        // dbus_bus_get_private turned exit-on-disconnect on; we turned it off, so this
+        // process survives the bus going away.
+        var lost = false
+        conn.disconnectHandler = { lost = true }
+        bus.kill()
+        #expect(loop.run(until: { lost }, timeout: 5))
+    }
 }
