@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+import Explorer
+@testable import DBus
+
+/// A client and an exported peer service, both DBusConnection, on a private
+/// dbus-daemon, driven by one EventLoop as the app drives them.
+@MainActor
+@Suite("D-Bus against a private dbus-daemon", .serialized)
+final class BusIntegrationTests {
+    let bus: PrivateBus
+    let loop = EventLoop()
+    let service: DBusConnection
+    let client: DBusConnection
+    var received: [DBusMethodCall] = []
+    static let peer = "org.example.Peer"
+
+    init() throws {
+        bus = try PrivateBus()
+        service = try DBusConnection.open(address: bus.address, loop: loop)
+        client = try DBusConnection.open(address: bus.address, loop: loop)
+        service.exportHandler { [unowned self] call in
+            received.append(call)
+            switch call.member {
+            case "Echo": return .values(call.args)
+            case "Fail": return .error(DBusError(name: "org.example.Error.Nope", message: "not today"))
+            case "Hang": return .deferred
+            default: return nil
+            }
+        }
+        var owned: Result<UInt32, DBusError>?
+        service.requestName(Self.peer) { owned = $0 }
+        #expect(loop.run(until: { owned != nil }, timeout: 5))
+        #expect(owned == .success(1))
+    }
+
+    private func call(_ member: String, _ args: [DBusValue] = [], timeout: Double = 5,
+                      path: String = "/org/example") -> Result<[DBusValue], DBusError>? {
+        var result: Result<[DBusValue], DBusError>?
+        client.call(DBusCall(destination: Self.peer, path: path, interface: "org.example.Test",
+                             member: member, args: args), timeout: timeout) { result = $0 }
+        loop.run(until: { result != nil }, timeout: timeout + 5)
+        return result
+    }
+
+    @Test func uniqueNames() {
+        #expect(service.uniqueName.hasPrefix(":"))
+        #expect(client.uniqueName.hasPrefix(":"))
+        #expect(service.uniqueName != client.uniqueName)
+    }
+
+    @Test func everyTypeRoundTripsThroughThePeer() throws {
+        let big = (0..<65_536).map { UInt8(truncatingIfNeeded: $0) }
+        let args: [DBusValue] = MarshalTests.basics + [
+            .variant(.variant(.uint16(3))), .bytes([]), .bytes(big),
+            .array(element: "s", []), .array(element: "(ias)", [.structure([.int32(1), .array(element: "s", [.string("x")])])]),
+            .dict(key: "s", value: "v", []),
+            .dict(key: "o", value: "a{sa{sv}}", [DBusDictEntry(.objectPath("/org/bluez/hci0"), .dict(key: "s", value: "a{sv}", [
+                DBusDictEntry(.string("org.bluez.Adapter1"), .vardict(["Powered": .bool(true), "Address": .string("00:AA")]))]))]),
+        ]
+        let reply = call("Echo", args)
+        #expect(reply == .success(args))
+        #expect(received.last?.args == args)
+        #expect(received.last?.sender == client.uniqueName)
+        #expect(received.last?.interface == "org.example.Test")
+        #expect(received.last?.path == "/org/example")
+    }
+
+    @Test func errorReplyHasNameAndMessage() {
+        #expect(call("Fail") == .failure(DBusError(name: "org.example.Error.Nope", message: "not today")))
+    }
+
+    @Test func unknownMethodIsAnErrorReply() {
+        guard case let .failure(error)? = call("NoSuchMethod") else { Issue.record("no error"); return }
+        #expect(error.name == "org.freedesktop.DBus.Error.UnknownMethod")
+    }
+
+    @Test func callToANameNobodyOwnsFails() {
+        var result: Result<[DBusValue], DBusError>?
+        client.call(DBusCall(destination: "org.example.Nobody", path: "/", interface: "org.example.Test", member: "M"),
+                    timeout: 5) { result = $0 }
+        loop.run(until: { result != nil }, timeout: 5)
+        guard case let .failure(error)? = result else { Issue.record("no error: \(String(describing: result))"); return }
+        #expect(error.name == "org.freedesktop.DBus.Error.ServiceUnknown")
+    }
+
+    @Test func silentPeerTimesOutWithNoReply() {
+        let start = monotonicSeconds()
+        let result = call("Hang", timeout: 0.5)
+        let elapsed = monotonicSeconds() - start
+        guard case let .failure(error)? = result else { Issue.record("no timeout: \(String(describing: result))"); return }
+        #expect(error.name == DBusError.noReply("").name)
+        #expect(elapsed >= 0.45 && elapsed < 2, "timed out after \(elapsed) s")
+    }
+
+    @Test func deferredReplyArrivesLater() throws {
+        var result: Result<[DBusValue], DBusError>?
+        client.call(DBusCall(destination: Self.peer, path: "/org/example", interface: "org.example.Test", member: "Hang"),
+                    timeout: 5) { result = $0 }
+        loop.run(until: { self.received.last?.member == "Hang" }, timeout: 5)
+        let pending = try #require(received.last)
+        try service.reply(to: pending, with: .values([.string("late")]))
+        loop.run(until: { result != nil }, timeout: 5)
+        #expect(result == .success([.string("late")]))
+    }
+
+    @Test func invalidCallFailsAsynchronouslyWithoutSending() {
+        var result: Result<[DBusValue], DBusError>?
+        client.call(DBusCall(destination: Self.peer, path: "not/a/path", interface: "org.example.Test", member: "Echo"),
+                    timeout: 5) { result = $0 }
+        #expect(result == nil)  // never from inside call()
+        loop.run(until: { result != nil }, timeout: 5)
+        guard case let .failure(error)? = result else { Issue.record("no error"); return }
+        #expect(error.name == DBusError.invalidArgs("").name)
+        #expect(received.isEmpty)
+        #expect(throws: DBusError.self) { try self.service.emitSignal(path: "/ok", interface: "bad", member: "M") }
+    }
+
+    @Test func matchRuleDeliversSignals() throws {
+        var signals: [DBusSignal] = []
+        client.signalHandler = { signals.append($0) }
+        var matched: DBusError?? = .none
+        client.addMatch("type='signal',interface='org.example.Test',member='Changed'") { matched = .some($0) }
+        loop.run(until: { matched != nil }, timeout: 5)
+        #expect(matched == .some(nil))
+        try service.emitSignal(path: "/org/example/thing", interface: "org.example.Test", member: "Other", args: [.int32(0)])
+        try service.emitSignal(path: "/org/example/thing", interface: "org.example.Test", member: "Changed",
+                               args: [.string("RSSI"), .variant(.int16(-42))])
+        loop.run(until: { !signals.isEmpty }, timeout: 5)
+        #expect(signals == [DBusSignal(sender: service.uniqueName, path: "/org/example/thing", interface: "org.example.Test",
+                                       member: "Changed", args: [.string("RSSI"), .variant(.int16(-42))])])
+    }
+
+    @Test func badMatchRuleIsAnError() {
+        var matched: DBusError?? = .none
+        client.addMatch("type='nonsense'") { matched = .some($0) }
+        loop.run(until: { matched != nil }, timeout: 5)
+        #expect(matched??.name == "org.freedesktop.DBus.Error.MatchRuleInvalid")
+    }
+
+    @Test func lostBusCallsDisconnectHandlerOnceAndFailsPendingCalls() {
+        var disconnects = 0
+        client.disconnectHandler = { disconnects += 1 }
+        var result: Result<[DBusValue], DBusError>?
+        client.call(DBusCall(destination: Self.peer, path: "/org/example", interface: "org.example.Test", member: "Hang"),
+                    timeout: 30) { result = $0 }
+        loop.run(until: { self.received.last?.member == "Hang" }, timeout: 5)
+        bus.kill()
+        loop.run(until: { disconnects > 0 && result != nil }, timeout: 5)
+        #expect(disconnects == 1)
+        guard case let .failure(error)? = result else { Issue.record("pending call not failed"); return }
+        #expect(error.name == DBusError.disconnected("").name)
+        #expect(!client.isConnected)
+        // Afterwards: calls fail, nothing crashes, the handler is not called again.
+        var after: Result<[DBusValue], DBusError>?
+        client.call(DBusCall(destination: Self.peer, path: "/", interface: "org.example.Test", member: "Echo"),
+                    timeout: 1) { after = $0 }
+        loop.run(until: { after != nil }, timeout: 5)
+        #expect(after == .failure(.disconnected("not connected to the bus")))
+        #expect(throws: DBusError.self) { try self.client.emitSignal(path: "/", interface: "org.example.Test", member: "M") }
+        loop.run(until: { false }, timeout: 0.2)
+        #expect(disconnects == 1)
+    }
+}
+
+@MainActor
+@Suite("D-Bus connection failures")
+struct DBusOpenTests {
+    @Test func unreachableAddressThrows() {
+        #expect(throws: DBusError.self) {
+            _ = try DBusConnection.open(address: "unix:path=/nonexistent/bleexplr-no-bus", loop: EventLoop())
+        }
+        #expect(throws: DBusError.self) { _ = try DBusConnection.open(address: "not an address", loop: EventLoop()) }
+        #expect(throws: DBusError.self) { _ = try DBusConnection.open(address: "unix:path=/a\u{0}b", loop: EventLoop()) }
+    }
+
+    /// nil means the system bus, found the way libdbus finds it: DBUS_SYSTEM_BUS_ADDRESS.
+    @Test func systemBusHonoursTheEnvironment() throws {
+        let bus = try PrivateBus()
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        defer { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
+        let loop = EventLoop()
+        let conn = try DBusConnection.open(address: nil, loop: loop)
+        var reply: Result<[DBusValue], DBusError>?
+        conn.call(DBusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                           interface: "org.freedesktop.DBus", member: "GetNameOwner", args: [.string(conn.uniqueName)]),
+                  timeout: 5) { reply = $0 }
+        loop.run(until: { reply != nil }, timeout: 5)
+        #expect(reply == .success([.string(conn.uniqueName)]))
+        // dbus_bus_get_private turned exit-on-disconnect on; we turned it off, so this
+        // process survives the bus going away.
+        var lost = false
+        conn.disconnectHandler = { lost = true }
+        bus.kill()
+        #expect(loop.run(until: { lost }, timeout: 5))
+    }
+}
