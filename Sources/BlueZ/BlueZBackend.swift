@@ -223,6 +223,8 @@ public final class BlueZBackend: Backend {
         case BlueZTranslate.adapter where path == adapterPath:
             if changed["Discovering"]?.bool == false { scanning = false }
             sendAdapter()
+            // After bluetoothd (re)starts the adapter powers up a moment later: scan then.
+            if changed["Powered"]?.bool == true, scanWanted, !scanning { startScan() }
         case BlueZTranslate.device:
             guard let id = devicePaths.first(where: { $0.value == path })?.key else { return }
             let advertising = ["RSSI", "ManufacturerData", "ServiceData", "UUIDs", "Name", "Alias", "TxPower",
@@ -331,7 +333,8 @@ public final class BlueZBackend: Backend {
     }
 
     private func startScan() {
-        guard let a = adapterPath else { return }
+        // Not powered (yet): the scan starts when Powered turns true.
+        guard let a = adapterPath, mirror[a, BlueZTranslate.adapter]?["Powered"]?.bool == true else { return }
         var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(true)]
         if let floor = options.rssiFloor { filter["RSSI"] = .int16(Int16(clamping: floor)) }
         call(a, BlueZTranslate.adapter, "SetDiscoveryFilter", [.vardict(filter)]) { [weak self] result in
@@ -349,6 +352,8 @@ public final class BlueZBackend: Backend {
                     if self?.scanWanted == false { self?.execute(.stopScan) }
                 case let .failure(e) where e.name == "org.bluez.Error.InProgress":
                     self?.scanning = true   // another client's scan is running: ours is merged into it
+                case let .failure(e) where e.name == "org.bluez.Error.NotReady":
+                    _ = e   // powering down or up: the scan starts when Powered turns true
                 case let .failure(e):
                     self?.send(.scanFailed(BlueZTranslate.backendError(e)))
                 }

@@ -114,8 +114,20 @@ struct BlueZBackendTests {
         #expect(filter?.args == [.vardict(["Transport": .string("le"), "DuplicateData": .bool(true), "RSSI": .int16(-127)])])
         bus3.answer("SetDiscoveryFilter", .success([]))
         #expect(bus3.pending("StartDiscovery") != nil)
-        bus3.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
-        #expect(sink3.events.last == .scanFailed(BackendError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
+        bus3.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.NotAuthorized", message: "Operation Not Authorized")))
+        #expect(sink3.events.last == .scanFailed(BackendError(name: "org.bluez.Error.NotAuthorized", message: "Operation Not Authorized")))
+    }
+
+    @Test func scanWaitsForThePowerToComeOn() {
+        var off = Self.adapter
+        off["org.bluez.Adapter1"]!["Powered"] = .bool(false)
+        let (bus, backend, sink, _) = Self.started(["/org/bluez/hci0": off])
+        backend.execute(.startScan)
+        #expect(bus.pending("SetDiscoveryFilter") == nil)
+        #expect(sink.events.last == .adapterChanged(AdapterStatus(name: "hci0", power: .poweredOff, discovering: false)))
+        bus.changed("/org/bluez/hci0", "org.bluez.Adapter1", ["Powered": .bool(true)])
+        #expect(sink.events.last == .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: false)))
+        #expect(bus.pending("SetDiscoveryFilter") != nil)
     }
 
     @Test func rssiChangesAndLoss() {
