@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""bleexplr survives bluetoothd going away and coming back: the TUI says "bluetoothd is
+not running" (adapter absent), then, when bluetoothd is back, it reloads BlueZ's objects
+and scans again on hci0.
+
+Named test-zz-... so that it runs last: the fixtures' GATT apps and adverts die with the
+bluetoothd they were registered with, and later tests would find no peripherals."""
+import os, subprocess, sys, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from labkit import *
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+BIN = os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+SOCK = 'bxlabr%d' % os.getpid()
+LAB = os.environ['BLEEXPLR_LAB_SH']
+
+
+def tmux(*args):
+    return subprocess.run(['tmux', '-L', SOCK] + list(args), capture_output=True, text=True).stdout
+
+
+def wait_screen(what, cond, timeout=30):
+    deadline = time.monotonic() + timeout
+    s = ''
+    while time.monotonic() < deadline:
+        s = tmux('capture-pane', '-p', '-t', 'bx')
+        if cond(s):
+            log('ok: screen shows', what)
+            return s
+        time.sleep(0.2)
+    fail('timed out waiting for %s; screen:\n%s' % (what, s))
+
+
+def guest(cmd):
+    p = subprocess.run([LAB, 'exec', cmd], capture_output=True, text=True, timeout=60)
+    log('guest$', cmd, '->', p.returncode, p.stdout.strip()[-200:])
+    return p
+
+
+def test():
+    cmd = "'%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
+    tmux('new-session', '-d', '-x', '110', '-y', '32', '-s', 'bx', 'env', 'TERM=xterm-256color', 'LANG=C.UTF-8', 'sh', '-c', cmd)
+    try:
+        wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
+        wait_screen('devices', lambda s: ITAG in s)
+        guest('pkill -x bluetoothd; sleep 1; pgrep -x bluetoothd || echo stopped')
+        wait_screen('bluetoothd is not running', lambda s: 'bluetoothd is not running' in s and 'no adapter' in s)
+        guest('/usr/libexec/bluetooth/bluetoothd -n -E > /xfer/log/bluetoothd-restarted.log 2>&1 & sleep 1; pgrep -x bluetoothd')
+        wait_screen('hci0 back, scanning again', lambda s: 'hci0 on · scanning' in s, timeout=45)
+        tmux('send-keys', '-t', 'bx', 'q')
+        s = wait_screen('exit', lambda s: 'EXIT=' in s)
+        check('EXIT=0' in s, 'q exits 0')
+    finally:
+        tmux('kill-server')
+
+
+main(test)
