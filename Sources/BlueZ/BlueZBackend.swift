@@ -32,6 +32,8 @@ public final class BlueZBackend: Backend {
     /// Path of the adapter in use, e.g. /org/bluez/hci0.
     public private(set) var adapterPath: String?
     private var devicePaths: [PeripheralID: String] = [:]
+    /// The reverse of devicePaths: every Device1 signal looks its device up here.
+    private var deviceIDs: [String: PeripheralID] = [:]
     private var scanWanted = false
     private var scanning = false
     private var localDisconnects: Set<PeripheralID> = []
@@ -141,8 +143,8 @@ public final class BlueZBackend: Backend {
     }
 
     private func forgetEverything() {
-        for (id, _) in devicePaths {
-            if mirror[devicePaths[id]!, BlueZTranslate.device]?["Connected"]?.bool == true {
+        for (id, path) in devicePaths {
+            if mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true {
                 send(.disconnected(id, .other("bluetoothd went away")))
             }
         }
@@ -150,6 +152,7 @@ public final class BlueZBackend: Backend {
         resolving.removeAll()
         resolvedSent.removeAll()
         devicePaths.removeAll()
+        deviceIDs.removeAll()
         subscribed.removeAll()
         mirror.removeAll()
         scanning = false
@@ -178,7 +181,7 @@ public final class BlueZBackend: Backend {
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard s.args.count == 2, let path = s.args[0].string, let names = s.args[1].strings else { return }
             let removed = mirror.remove(path: path, names)
-            if removed.contains(BlueZTranslate.device), let id = devicePaths.first(where: { $0.value == path })?.key {
+            if removed.contains(BlueZTranslate.device), let id = deviceIDs.removeValue(forKey: path) {
                 devicePaths.removeValue(forKey: id)
                 send(.peripheralRemoved(id))
             }
@@ -196,11 +199,18 @@ public final class BlueZBackend: Backend {
     private func interfacesAdded(_ path: String, _ names: [String]) {
         if names.contains(BlueZTranslate.adapter), adapterPath == nil { chooseAdapter(); return }
         if names.contains(BlueZTranslate.device) { deviceAppeared(path) }
-        if names.contains(where: { $0.hasPrefix("org.bluez.Gatt") }),
-           let (id, devicePath) = devicePaths.first(where: { path.hasPrefix($0.value + "/") }).map({ ($0.key, $0.value) }) {
+        if names.contains(where: { $0.hasPrefix("org.bluez.Gatt") }), let (id, devicePath) = owningDevice(path) {
             // GATT objects still arriving: give the tree a moment to settle.
             if resolving[id] != nil { scheduleResolved(id, devicePath, settle: 0.2) }
         }
+    }
+
+    /// The device a GATT object belongs to: /org/bluez/hci0/dev_XX/service000a/... -> dev_XX.
+    private func owningDevice(_ path: String) -> (PeripheralID, String)? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 4 else { return nil }
+        let devicePath = "/" + parts[0..<4].joined(separator: "/")
+        return deviceIDs[devicePath].map { ($0, devicePath) }
     }
 
     private func deviceAppeared(_ path: String) {
@@ -208,6 +218,7 @@ public final class BlueZBackend: Backend {
               let address = props["Address"]?.string else { return }
         let id = PeripheralID(address)
         devicePaths[id] = path
+        deviceIDs[path] = id
         var report = BlueZTranslate.report(id: id, props)
         // BlueZ does not say whether a device is connectable; treat all as connectable.
         report.connectable = true
@@ -226,7 +237,7 @@ public final class BlueZBackend: Backend {
             // After bluetoothd (re)starts the adapter powers up a moment later: scan then.
             if changed["Powered"]?.bool == true, scanWanted, !scanning { startScan() }
         case BlueZTranslate.device:
-            guard let id = devicePaths.first(where: { $0.value == path })?.key else { return }
+            guard let id = deviceIDs[path] else { return }
             let advertising = ["RSSI", "ManufacturerData", "ServiceData", "UUIDs", "Name", "Alias", "TxPower",
                                "AdvertisingFlags", "Appearance"]
             if changed.keys.contains(where: advertising.contains) {
