@@ -49,17 +49,9 @@ enum BackendReducer {
     }
 
     static func advertisement(_ s: inout AppState, _ r: AdvertisementReport, at: Timestamp) {
-        if var p = s.peripherals[r.id] {
-            p.advertisement.merge(r.advertisement)
-            if let n = r.name ?? r.advertisement.localName { p.name = n }
-            if let rssi = r.rssi {
-                p.rssi = rssi
-                p.rssiStale = false
-                p.rssiHistory.append(rssi)
-            }
-            if let c = r.connectable { p.connectable = c }
-            p.lastSeen = at
-            s.peripherals[r.id] = p
+        if let i = s.peripherals.index(forKey: r.id) {
+            // In place: copying the peripheral out and back would copy its history arrays.
+            s.peripherals.values[i].apply(r, at: at)
         } else {
             s.peripherals[r.id] = Peripheral(
                 id: r.id, address: r.address, name: r.name ?? r.advertisement.localName, rssi: r.rssi,

@@ -67,6 +67,19 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
         if let rssi { rssiHistory.append(rssi) }
     }
 
+    /// A later report: only what it carries changes.
+    public mutating func apply(_ r: AdvertisementReport, at: Timestamp) {
+        advertisement.merge(r.advertisement)
+        if let n = r.name ?? r.advertisement.localName { name = n }
+        if let rssi = r.rssi {
+            self.rssi = rssi
+            rssiStale = false
+            rssiHistory.append(rssi)
+        }
+        if let c = r.connectable { connectable = c }
+        lastSeen = at
+    }
+
     public var displayName: String {
         if let n = name, !n.isEmpty { return n }
         return address
