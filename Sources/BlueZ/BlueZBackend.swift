@@ -330,6 +330,17 @@ public final class BlueZBackend: Backend {
                 case let .failure(e): self?.send(.writeCompleted(cid, bytes, type, BlueZTranslate.backendError(e)))
                 }
             }
+        case let .setPowered(on):
+            guard let a = adapterPath else { return }
+            bus.call(DBusCall(destination: Self.bluez, path: a, interface: "org.freedesktop.DBus.Properties", member: "Set",
+                              args: [.string(BlueZTranslate.adapter), .string("Powered"), .variant(.bool(on))]),
+                     timeout: 10) { [weak self] result in
+                guard case let .failure(e) = result else { return }   // Powered arrives as a property change
+                let blocked = e.name.hasSuffix(".Blocked") || e.message.lowercased().contains("rfkill")
+                self?.send(.failure(BackendError(name: e.name, message: blocked
+                    ? "the adapter is blocked by rfkill: run `rfkill unblock bluetooth`, then press P again"
+                    : "cannot power the adapter on: \(e.message)")))
+            }
         case let .setNotify(_, cid, on):
             call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify") { [weak self] result in
                 switch result {

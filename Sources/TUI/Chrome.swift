@@ -54,7 +54,7 @@ enum Chrome {
         var items: [String] = []
         switch s.adapter.power {
         case .absent: items.append("no adapter")
-        case .poweredOff: items.append("\(s.adapter.name) powered off")
+        case .poweredOff: items.append("\(s.adapter.name) powered off (P powers it on)")
         case .on: items.append("\(s.adapter.name) on")
         }
         items.append(s.adapter.discovering ? "scanning" : "scan off")

@@ -19,6 +19,13 @@ enum ScanScreen {
                 ? (s.adapter.discovering ? "Scanning… no devices yet." : "Scan is off: press s to scan.")
                 : "No device matches \"\(s.scan.filter)\" (Esc clears the filter)."
             g.put(msg, x: 2, y: top + 1, style: .dimmed)
+            if s.scan.filter.isEmpty, s.rssiFilterOn, let started = s.scanStartedAt, s.now - started > 10 {
+                // The kernel drops reports with RSSI 127 ("not available") once an RSSI
+                // filter is set; some controllers send nothing else.
+                g.put("Nothing heard in \(Int(s.now - started)) s with the RSSI filter on. Some controllers report no RSSI,",
+                      x: 2, y: top + 3, style: .warning)
+                g.put("and the kernel then drops every report: try bleexplr --rssi-floor off.", x: 2, y: top + 4, style: .warning)
+            }
             return
         }
         let cursorIndex = ids.firstIndex { $0 == s.scan.cursor } ?? 0

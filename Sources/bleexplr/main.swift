@@ -36,6 +36,7 @@ if options.demo {
 var initial = AppState(now: Timestamp.now())
 initial.backendKind = backend.kind
 initial.recordingDefaultPath = options.record
+initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
 let store = Store(state: initial)
 let runner = EffectRunner(store: store, backend: backend) { started in
     RecordingFormat.Header(started: started, backend: backend.kind,

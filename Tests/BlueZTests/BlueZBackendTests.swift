@@ -226,6 +226,17 @@ struct BlueZBackendTests {
         bus2.signal("/x", "org.freedesktop.DBus.Properties", "PropertiesChanged", [])
     }
 
+    @Test func powerOnAndRfkill() {
+        var off = Self.adapter
+        off["org.bluez.Adapter1"]!["Powered"] = .bool(false)
+        let (bus, backend, sink, _) = Self.started(["/org/bluez/hci0": off])
+        backend.execute(.setPowered(true))
+        #expect(bus.pending("Set")?.args == [.string("org.bluez.Adapter1"), .string("Powered"), .variant(.bool(true))])
+        bus.answer("Set", .failure(DBusError(name: "org.bluez.Error.Failed", message: "Blocked through rfkill")))
+        #expect(sink.events.last == .failure(BackendError(name: "org.bluez.Error.Failed",
+            message: "the adapter is blocked by rfkill: run `rfkill unblock bluetooth`, then press P again")))
+    }
+
     @Test func adapterChoice() {
         let hci1: [String: [String: DBusValue]] = ["org.bluez.Adapter1": ["Powered": .bool(true), "Discovering": .bool(false)]]
         var off = Self.adapter

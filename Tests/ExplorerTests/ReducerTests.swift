@@ -173,6 +173,24 @@ struct ScanListTests {
         #expect(s.peripherals[Fixture.hrm]?.name == "Demo HRM")
     }
 
+    @Test func powerOnOnlyWhenPoweredOff() {
+        var s = Fixture.scanning()
+        #expect(Reducer.reduce(&s, .powerOnRequested) == [])
+        s.adapter.power = .poweredOff
+        #expect(Reducer.reduce(&s, .powerOnRequested) == [.backend(.setPowered(true))])
+        #expect(Keymap.action(for: .char("P"), in: s) == .powerOnRequested)
+    }
+
+    @Test func scanStartIsRemembered() {
+        var s = AppState(now: Fixture.t0)
+        Fixture.apply(&s, .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: true)), after: 2)
+        #expect(s.scanStartedAt == Fixture.t0 + 2)
+        Fixture.apply(&s, .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: true)), after: 5)
+        #expect(s.scanStartedAt == Fixture.t0 + 2)
+        Fixture.apply(&s, .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: false)), after: 6)
+        #expect(s.scanStartedAt == nil)
+    }
+
     @Test func scanToggleAndStartup() {
         var s = Fixture.scanning()
         #expect(Reducer.reduce(&s, .appStarted(recordTo: "x.jsonl")) == [.backend(.startScan), .startRecording(path: "x.jsonl")])

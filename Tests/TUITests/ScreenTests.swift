@@ -149,6 +149,21 @@ struct ScreenTests {
         for (key, text) in Keymap.help { #expect(lines.contains { $0.contains(key) && $0.contains(text) }) }
     }
 
+    @Test func emptyScanWithTheRSSIFilterSaysWhy() {
+        var s = AppState(now: Self.t0)
+        s.rssiFilterOn = true
+        _ = Reducer.reduce(&s, .backend(.adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: true)), at: Self.t0))
+        _ = Reducer.reduce(&s, .tick(Self.t0 + 5))
+        #expect(!Self.render(s).joined().contains("--rssi-floor off"))
+        _ = Reducer.reduce(&s, .tick(Self.t0 + 12))
+        let lines = Self.render(s)
+        #expect(lines[3] == "  Scanning… no devices yet.")
+        #expect(lines[5].contains("Nothing heard in 12 s with the RSSI filter on"))
+        #expect(lines[6].contains("try bleexplr --rssi-floor off"))
+        s.adapter.power = .poweredOff
+        #expect(Self.render(s)[23].hasPrefix(" hci0 powered off (P powers it on)"))
+    }
+
     @Test func tooSmall() {
         let lines = Self.render(Self.state(), 40, 10)
         #expect(lines[4].trimmingCharacters() == "Terminal too small")

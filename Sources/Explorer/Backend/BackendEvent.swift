@@ -109,6 +109,8 @@ public enum BackendCommand: Equatable, Sendable {
     case read(PeripheralID, CharacteristicID)
     case write(PeripheralID, CharacteristicID, Bytes, WriteType)
     case setNotify(PeripheralID, CharacteristicID, Bool)
+    /// Adapter power (BlueZ: Adapter1.Powered; rfkill may refuse it).
+    case setPowered(Bool)
 }
 
 /// A Bluetooth backend: BlueZ over D-Bus, the simulated world, or a replayed recording.

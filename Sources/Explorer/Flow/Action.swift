@@ -34,6 +34,7 @@ public enum Action: Equatable, Sendable {
     case writeStarted
     case notifyToggled
     case recordingToggled
+    case powerOnRequested
     case helpToggled
     case quitRequested
     /// The app is up: start scanning, and recording when asked on the command line.

@@ -3,6 +3,8 @@ enum BackendReducer {
     static func reduce(_ s: inout AppState, _ event: BackendEvent, at: Timestamp) -> [Effect] {
         switch event {
         case let .adapterChanged(status):
+            if status.discovering && !s.adapter.discovering { s.scanStartedAt = at }
+            if !status.discovering { s.scanStartedAt = nil }
             s.adapter = status
         case let .advertisementReceived(report):
             advertisement(&s, report, at: at)

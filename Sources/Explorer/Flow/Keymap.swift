@@ -22,6 +22,7 @@ public enum Keymap {
         case .char("q"), .ctrl("c"): return .quitRequested
         case .char("?"): return .helpToggled
         case .char("R"): return .recordingToggled
+        case .char("P"): return .powerOnRequested
         case .char("s"): return .scanToggled
         case .char("/"): return .filterStarted
         case .char("o"): return .sortCycled
@@ -60,6 +61,7 @@ public enum Keymap {
         ("w", "write: hex (01 ff) or \"text\""),
         ("n", "notifications/indications on/off"),
         ("R", "recording on/off"),
+        ("P", "power the adapter on"),
         ("?", "this help"),
         ("q Ctrl-C", "quit"),
     ]

@@ -51,6 +51,10 @@ public enum Reducer {
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }
             return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl")]
+        case .powerOnRequested:
+            guard s.adapter.power == .poweredOff else { return [] }
+            s.alert = Alert(.info, "Powering \(s.adapter.name) on…", at: s.now)
+            return [.backend(.setPowered(true))]
         case .helpToggled:
             s.showHelp.toggle()
             return []

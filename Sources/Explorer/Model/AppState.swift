@@ -97,6 +97,10 @@ public struct AppState: Equatable, Sendable {
     public var showHelp = false
     public var quitting = false
     public var backendKind = "simulated"
+    /// An RSSI discovery filter is set (BlueZ): reports without RSSI are dropped.
+    public var rssiFilterOn = false
+    /// When the current scan started (the adapter began discovering).
+    public var scanStartedAt: Timestamp?
 
     /// A device not heard for this long is marked stale, and removed after `expireAfter`.
     public static let staleAfter = 10.0

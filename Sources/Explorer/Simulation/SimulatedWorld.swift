@@ -84,6 +84,8 @@ public final class SimulatedWorld {
                 c.value = bytes
                 return .writeCompleted(cid, bytes, type, nil)
             }
+        case .setPowered:
+            emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: scanning)))
         case let .setNotify(id, cid, on):
             withCharacteristic(id, cid, t) { [unowned self] d, c, t in
                 guard c.properties.canSubscribe else {
