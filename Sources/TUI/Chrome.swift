@@ -73,7 +73,7 @@ enum Chrome {
 /// Names for display: the standard name or the UUID.
 enum Names {
     static func service(_ u: BLEUUID) -> String { AssignedNumbers.serviceName(u) ?? "Unknown Service" }
-    static func characteristic(_ u: BLEUUID) -> String { AssignedNumbers.characteristicName(u) ?? u.description }
+    static func characteristic(_ u: BLEUUID) -> String { AssignedNumbers.characteristicName(u) ?? "Unknown Characteristic" }
 }
 
 /// Left-pads or cuts to a width (in columns).
