@@ -330,6 +330,19 @@ public final class BlueZBackend: Backend {
                 case let .failure(e): self?.send(.writeCompleted(cid, bytes, type, BlueZTranslate.backendError(e)))
                 }
             }
+        case let .readDescriptor(_, did):
+            call(did.path, BlueZTranslate.descriptor, "ReadValue", [.vardict([:])]) { [weak self] result in
+                switch result {
+                case let .success(args):
+                    guard let bytes = args.first?.bytes else {
+                        self?.send(.descriptorRead(did, .failure(.failed("unexpected ReadValue reply"))))
+                        return
+                    }
+                    self?.send(.descriptorRead(did, .success(bytes)))
+                case let .failure(e):
+                    self?.send(.descriptorRead(did, .failure(BlueZTranslate.backendError(e))))
+                }
+            }
         case let .setPowered(on):
             guard let a = adapterPath else { return }
             bus.call(DBusCall(destination: Self.bluez, path: a, interface: "org.freedesktop.DBus.Properties", member: "Set",

@@ -7,7 +7,7 @@ enum CharacteristicScreen {
 
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
-        var x = g.put(Names.characteristic(c.uuid), x: 1, y: 1, style: .title)
+        var x = g.put(Names.characteristic(c, s), x: 1, y: 1, style: .title)
         g.put("  " + c.uuid.description, x: x + 1, y: 1, style: .accent)
         x = g.put("Service ", x: 1, y: 2, style: .dimmed)
         x += g.put("\(Names.service(svc.uuid)) (\(svc.uuid))", x: 1 + x, y: 2)
@@ -18,7 +18,11 @@ enum CharacteristicScreen {
             x += g.put("   Notify ", x: 1 + x, y: 2, style: .dimmed)
             g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
         }
-        let descriptors = c.descriptors.map { AssignedNumbers.descriptorName($0.uuid).map { n in "\(n)" } ?? $0.uuid.description }
+        let descriptors = c.descriptors.map { d -> String in
+            let name = AssignedNumbers.descriptorName(d.uuid) ?? d.uuid.description
+            guard let v = s.descriptorValues[d.id] else { return name }
+            return d.uuid == "2901" ? "\(name) “\(String(decoding: v, as: UTF8.self))”" : "\(name) \(hex(v))"
+        }
         if !descriptors.isEmpty {
             x = g.put("Descriptors ", x: 1, y: 3, style: .dimmed)
             g.put(descriptors.joined(separator: ", "), x: 1 + x, y: 3, maxWidth: g.width - x - 2)

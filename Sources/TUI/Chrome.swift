@@ -11,7 +11,7 @@ enum Chrome {
         case let .characteristic(pid, cid):
             let p = s.peripherals[pid]
             parts.append(p?.displayName ?? pid.rawValue)
-            if let (_, c) = p?.characteristic(cid) { parts.append(Names.characteristic(c.uuid)) }
+            if let (_, c) = p?.characteristic(cid) { parts.append(Names.characteristic(c, s)) }
         }
         return parts
     }
@@ -74,6 +74,13 @@ enum Chrome {
 enum Names {
     static func service(_ u: BLEUUID) -> String { AssignedNumbers.serviceName(u) ?? "Unknown Service" }
     static func characteristic(_ u: BLEUUID) -> String { AssignedNumbers.characteristicName(u) ?? "Unknown Characteristic" }
+
+    /// The standard name, with the device's own user description (0x2901) when it gave one.
+    static func characteristic(_ c: GATTCharacteristic, _ s: AppState) -> String {
+        guard let ud = s.userDescription(c) else { return characteristic(c.uuid) }
+        guard let name = AssignedNumbers.characteristicName(c.uuid) else { return "“\(ud)”" }
+        return "\(name) “\(ud)”"
+    }
 }
 
 /// Left-pads or cuts to a width (in columns).

@@ -33,7 +33,7 @@ enum DeviceScreen {
                 g.put(svc.uuid.description, x: nameW + 6, y: y, style: .accent)
                 if !svc.isPrimary { g.put("secondary", x: g.width - 12, y: y, style: .dimmed) }
             case let .characteristic(_, c):
-                g.put(fit(Names.characteristic(c.uuid), nameW), x: 5, y: y)
+                g.put(fit(Names.characteristic(c, s), nameW), x: 5, y: y)
                 g.put(c.uuid.description, x: nameW + 6, y: y, style: .accent, maxWidth: 12)
                 let uuidW = max(4, CellGrid.columns(of: c.uuid.description))
                 var cx = nameW + 6 + min(uuidW, 12) + 2

@@ -189,6 +189,11 @@ struct BlueZBackendTests {
         #expect(bus.pending("WriteValue")?.args == [.bytes([1, 2]), .vardict(["type": .string("command")])])
         bus.answer("WriteValue", .success([]))
         #expect(sink.events.last == .writeCompleted(c, [1, 2], .command, nil))
+        let d = AttributeID(c.path + "/desc000c")
+        backend.execute(.readDescriptor(Self.id, d))
+        #expect(bus.pending("ReadValue")?.interface == "org.bluez.GattDescriptor1")
+        bus.answer("ReadValue", .success([.bytes(Array("Button".utf8))]))
+        #expect(sink.events.last == .descriptorRead(d, .success(Array("Button".utf8))))
         backend.execute(.read(Self.id, c))
         bus.answer("ReadValue", .success([.string("not bytes")]))   // a misbehaving peer
         #expect(sink.events.last == .readCompleted(c, .failure(.failed("unexpected ReadValue reply"))))

@@ -38,6 +38,8 @@ struct RecordingTests {
             .writeCompleted(Fixture.bslChar, [1], .request, .notPermitted("Write not permitted")),
             .notifyChanged(Fixture.hrmChar, enabled: true, nil),
             .valueNotified(Fixture.hrmChar, [0x06, 72]),
+            .descriptorRead(AttributeID(Fixture.hrmChar.path + "/desc000d"), .success([1, 0])),
+            .descriptorRead(AttributeID(Fixture.hrmChar.path + "/desc000d"), .failure(.notPermitted("x"))),
             .scanFailed(.inProgress("Operation already in progress")), .failure(.failed("boom")),
         ]
         var types: [String] = []
@@ -49,7 +51,7 @@ struct RecordingTests {
         }
         #expect(types == ["adapter", "advertisement", "rssi-lost", "removed", "connection", "connection", "services",
                           "connection", "connection", "read", "read", "write", "write", "notify-state", "notification",
-                          "error", "error"])
+                          "descriptor-read", "descriptor-read", "error", "error"])
         let n = try Self.parse(RecordingFormat.line(for: .backend(.valueNotified(Fixture.hrmChar, [0x06, 72]), at: Fixture.t0), state: s)!)
         #expect(n["decoded"] as? String == "72 bpm, contact")
         #expect(n["uuid"] as? String == "00002a37-0000-1000-8000-00805f9b34fb")

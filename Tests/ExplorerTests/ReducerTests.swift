@@ -27,6 +27,23 @@ struct NavigationTests {
         #expect(s.pendingConnection == nil)
     }
 
+    @Test func userDescriptionsAreReadAfterResolvingAndLabelTheCharacteristic() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Fixture.itag
+        _ = Reducer.reduce(&s, .rowActivated)
+        let button = CharacteristicID("/sim/itag/s/c")
+        let ud = GATTDescriptor(id: AttributeID("/sim/itag/s/c/d1"), uuid: "2901")
+        let cccd = GATTDescriptor(id: AttributeID("/sim/itag/s/c/d2"), uuid: "2902")
+        let services = [GATTService(id: AttributeID("/sim/itag/s"), uuid: "FFE0", characteristics: [
+            GATTCharacteristic(id: button, uuid: "FFE1", properties: [.notify], descriptors: [ud, cccd])])]
+        let effects = Fixture.apply(&s, .servicesResolved(Fixture.itag, services, mtu: nil))
+        #expect(effects == [.backend(.readDescriptor(Fixture.itag, ud.id))])
+        Fixture.apply(&s, .descriptorRead(ud.id, .success(Array("Button".utf8))))
+        #expect(s.userDescription(services[0].characteristics[0]) == "Button")
+        Fixture.apply(&s, .descriptorRead(cccd.id, .failure(.notPermitted("Read not permitted"))))
+        #expect(s.lastError == nil)
+    }
+
     @Test func servicesResolvedForAnotherDeviceDoesNotNavigate() {
         var s = Fixture.scanning()
         s.scan.cursor = Fixture.hrm

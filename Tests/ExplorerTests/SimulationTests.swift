@@ -116,7 +116,11 @@ struct SimulationTests {
         w.handle(.connect(Fixture.itag), at: 1)
         _ = Self.run(w, &s, to: 3)
         let button = s.peripherals[Fixture.itag]!.services![0].characteristics[0]
-        w.handle(.setNotify(Fixture.itag, button.id, true), at: 3)
+        let ud = button.descriptors.first { $0.uuid == "2901" }!
+        w.handle(.readDescriptor(Fixture.itag, ud.id), at: 3)
+        _ = Self.run(w, &s, to: 3.1)
+        #expect(s.userDescription(button) == "Button")
+        w.handle(.setNotify(Fixture.itag, button.id, true), at: 3.1)
         _ = Self.run(w, &s, to: 3.2)
         w.pressButton(at: 3.25)
         let events = Self.run(w, &s, to: 3.3).filter { if case .valueNotified = $0 { return true }; return false }

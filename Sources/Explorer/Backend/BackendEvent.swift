@@ -96,6 +96,7 @@ public enum BackendEvent: Equatable, Sendable {
     case writeCompleted(CharacteristicID, Bytes, WriteType, BackendError?)
     case notifyChanged(CharacteristicID, enabled: Bool, BackendError?)
     case valueNotified(CharacteristicID, Bytes)
+    case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     case scanFailed(BackendError)
     case failure(BackendError)
 }
@@ -109,6 +110,7 @@ public enum BackendCommand: Equatable, Sendable {
     case read(PeripheralID, CharacteristicID)
     case write(PeripheralID, CharacteristicID, Bytes, WriteType)
     case setNotify(PeripheralID, CharacteristicID, Bool)
+    case readDescriptor(PeripheralID, AttributeID)
     /// Adapter power (BlueZ: Adapter1.Powered; rfkill may refuse it).
     case setPowered(Bool)
 }

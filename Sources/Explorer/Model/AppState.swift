@@ -88,6 +88,8 @@ public struct AppState: Equatable, Sendable {
     public var pendingConnection: PeripheralID?
     public var values: [CharacteristicID: ValueLog] = [:]
     public var subscriptions: Set<CharacteristicID> = []
+    /// Descriptor values read (user descriptions 0x2901, presentation formats 0x2904).
+    public var descriptorValues: [AttributeID: Bytes] = [:]
     public var input: InputLine?
     public var alert: Alert?
     public var lastError: String?
@@ -107,6 +109,14 @@ public struct AppState: Equatable, Sendable {
     public static let expireAfter = 60.0
 
     public init(now: Timestamp) { self.now = now }
+
+    /// The Characteristic User Description (0x2901) the device gave, if read.
+    public func userDescription(_ c: GATTCharacteristic) -> String? {
+        guard let d = c.descriptors.first(where: { $0.uuid == "2901" }), let b = descriptorValues[d.id], !b.isEmpty else {
+            return nil
+        }
+        return String(decoding: b, as: UTF8.self)
+    }
 
     public func isStale(_ p: Peripheral) -> Bool {
         !p.connection.isLinkUp && now - p.lastSeen > Self.staleAfter

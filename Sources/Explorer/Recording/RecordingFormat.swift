@@ -89,6 +89,13 @@ public enum RecordingFormat {
             j.string("type", "notification")
             characteristic(&j, cid, state)
             value(&j, cid, bytes, state)
+        case let .descriptorRead(did, result):
+            j.string("type", "descriptor-read")
+            j.string("path", did.path)
+            switch result {
+            case let .success(bytes): j.string("hex", hex(bytes, separator: ""))
+            case let .failure(e): error(&j, e)
+            }
         case let .scanFailed(e):
             j.string("type", "error")
             j.string("context", "scan")

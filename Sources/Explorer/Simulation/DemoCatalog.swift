@@ -19,16 +19,21 @@ enum DemoCatalog {
             return SimService(AttributeID(path), uuid, chars(path))
         }
         func char(_ servicePath: String, _ uuid: BLEUUID, _ props: CharacteristicProperties, _ value: Bytes,
-                  notify: NotifyBehaviour = .none, userDescription: Bool = false) -> SimCharacteristic {
+                  notify: NotifyBehaviour = .none, userDescription: String? = nil) -> SimCharacteristic {
             let path = servicePath + "/char" + hex4(next())
             var descriptors: [GATTDescriptor] = []
             if props.canSubscribe {
                 descriptors.append(GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2902"))
             }
-            if userDescription {
-                descriptors.append(GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2901"))
+            var values: [AttributeID: Bytes] = [:]
+            if let userDescription {
+                let d = GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2901")
+                descriptors.append(d)
+                values[d.id] = Array(userDescription.utf8)
             }
-            return SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
+            let c = SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
+            c.descriptorValues = values
+            return c
         }
         func battery(_ level: UInt8) -> SimService {
             service("180F") { [self] s in
@@ -47,7 +52,7 @@ enum DemoCatalog {
             advInterval: 0.5, baseRSSI: -58, phase: 0.3,
             services: [
                 m.service("FFE0") { [m] s in
-                    [m.char(s, "FFE1", [.read, .notify], [0x00], notify: .periodic(period: 5, jitter: 2), userDescription: true)]
+                    [m.char(s, "FFE1", [.read, .notify], [0x00], notify: .periodic(period: 5, jitter: 2), userDescription: "Button")]
                 },
                 m.service("1802") { [m] s in [m.char(s, "2A06", [.writeWithoutResponse], [0x00])] },
                 m.battery(87),
@@ -95,7 +100,7 @@ enum DemoCatalog {
             services: [
                 m.service(streamService) { [m] s in
                     [m.char(s, streamCharacteristic, [.notify], [],
-                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: true)]
+                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: "Data (20-byte chunks, then EOM)")]
                 },
             ]))
 

@@ -36,6 +36,7 @@ final class SimCharacteristic {
     var value: Bytes
     let notify: NotifyBehaviour
     var descriptors: [GATTDescriptor]
+    var descriptorValues: [AttributeID: Bytes] = [:]
     var notifying = false
     var generation = 0   // bumps on every subscribe/unsubscribe: stale timers check it
 

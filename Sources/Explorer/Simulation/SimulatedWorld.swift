@@ -84,6 +84,23 @@ public final class SimulatedWorld {
                 c.value = bytes
                 return .writeCompleted(cid, bytes, type, nil)
             }
+        case let .readDescriptor(id, did):
+            schedule(t + rng.uniform(0.02, 0.06)) { [unowned self] t in
+                guard let d = self.byID[id], d.connected else {
+                    self.emit(t, .descriptorRead(did, .failure(.notConnected("Not Connected"))))
+                    return
+                }
+                let owner = d.services.flatMap(\.characteristics).first { c in c.descriptors.contains { $0.id == did } }
+                guard let owner, let desc = owner.descriptors.first(where: { $0.id == did }) else {
+                    self.emit(t, .descriptorRead(did, .failure(.failed("No such descriptor: \(did.path)"))))
+                    return
+                }
+                if desc.uuid == "2902" {
+                    self.emit(t, .descriptorRead(did, .success([owner.notifying ? 0x01 : 0x00, 0x00])))
+                } else {
+                    self.emit(t, .descriptorRead(did, .success(owner.descriptorValues[did] ?? [])))
+                }
+            }
         case .setPowered:
             emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: scanning)))
         case let .setNotify(id, cid, on):
