@@ -238,9 +238,7 @@ public final class BlueZBackend: Backend {
             if changed["Powered"]?.bool == true, scanWanted, !scanning { startScan() }
         case BlueZTranslate.device:
             guard let id = deviceIDs[path] else { return }
-            let advertising = ["RSSI", "ManufacturerData", "ServiceData", "UUIDs", "Name", "Alias", "TxPower",
-                               "AdvertisingFlags", "Appearance"]
-            if changed.keys.contains(where: advertising.contains) {
+            if changed.keys.contains(where: BlueZTranslate.advertisingProperties.contains) {
                 send(.advertisementReceived(BlueZTranslate.report(id: id, changed)))
             }
             if invalidated.contains("RSSI") { send(.rssiLost(id)) }

@@ -43,9 +43,8 @@ public struct BlueZMirror: Equatable, Sendable {
     public mutating func change(path: String, interface: String, changed: Properties, invalidated: [String]) {
         // One lookup of the (long) path, then in-place edits: this runs for every
         // PropertiesChanged, thousands a second in a busy room.
-        guard let i = objects.index(forKey: path), objects.values[i][interface] != nil else { return }
-        for (k, v) in changed { objects.values[i][interface]![k] = v.unwrapped }
-        for k in invalidated { objects.values[i][interface]!.removeValue(forKey: k) }
+        guard let i = objects.index(forKey: path) else { return }
+        objects.values[i][interface]?.update(changed, invalidated)
     }
 
     public mutating func removeAll() { objects = [:] }
@@ -66,5 +65,12 @@ public struct BlueZMirror: Equatable, Sendable {
             out[name] = props
         }
         return out
+    }
+}
+
+extension Dictionary where Key == String, Value == DBusValue {
+    mutating func update(_ changed: [String: DBusValue], _ invalidated: [String]) {
+        for (k, v) in changed { self[k] = v.unwrapped }
+        for k in invalidated { removeValue(forKey: k) }
     }
 }

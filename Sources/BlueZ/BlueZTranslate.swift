@@ -8,6 +8,9 @@ enum BlueZTranslate {
     static let service = "org.bluez.GattService1"
     static let characteristic = "org.bluez.GattCharacteristic1"
     static let descriptor = "org.bluez.GattDescriptor1"
+    /// Device1 properties that come from advertising reports.
+    static let advertisingProperties: Set<String> = ["RSSI", "ManufacturerData", "ServiceData", "UUIDs", "Name",
+                                                     "Alias", "TxPower", "AdvertisingFlags", "Appearance"]
 
     /// The advertisement fields present in `props` (a full set, or only what changed).
     static func advertisement(_ props: BlueZMirror.Properties) -> Advertisement {
@@ -32,8 +35,9 @@ enum BlueZTranslate {
         // Name is what the device said; Alias falls back to the address when there is
         // no name, which would hide unnamed devices' "(unnamed)": use it only if it differs.
         var name = props["Name"]?.string
-        let addressAlias = String(id.rawValue.map { $0 == ":" ? "-" : $0 })
-        if name == nil, let alias = props["Alias"]?.string, alias != addressAlias { name = alias }
+        if name == nil, let alias = props["Alias"]?.string, alias != String(id.rawValue.map { $0 == ":" ? "-" : $0 }) {
+            name = alias
+        }
         let rssi = props["RSSI"]?.int.flatMap { $0 == 0 || $0 == 127 ? nil : $0 }
         return AdvertisementReport(id: id, address: id.rawValue, name: name, rssi: rssi, connectable: nil, advertisement: adv)
     }
