@@ -3,7 +3,7 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
-    static let hints = "r read · w write · n notify · ↑↓ history · Esc back · ? help"
+    static let hints = "r read · w write · n notify · f format · ↑↓ history · Esc back · ? help"
 
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
@@ -36,9 +36,17 @@ enum CharacteristicScreen {
             g.put("Text", x: 1, y: 6, style: .dimmed)
             g.put("\"" + ValueDecoder.printableText(latest.bytes) + "\"", x: 1 + labelW, y: 6,
                   maxWidth: g.width - labelW - 2)
-            g.put("Decoded", x: 1, y: 7, style: .dimmed)
-            g.put(ValueDecoder.decode(c.uuid, latest.bytes) ?? "—", x: 1 + labelW, y: 7, style: .good,
-                  maxWidth: g.width - labelW - 2)
+            let format = s.valueFormats[cid] ?? .decoded
+            if format == .decoded {
+                g.put("Decoded", x: 1, y: 7, style: .dimmed)
+                g.put(ValueDecoder.decode(c.uuid, latest.bytes) ?? "—", x: 1 + labelW, y: 7, style: .good,
+                      maxWidth: g.width - labelW - 2)
+            } else {
+                g.put("As", x: 1, y: 7, style: .dimmed)
+                let x = g.put(format.rawValue + "  ", x: 1 + labelW, y: 7, style: .accent)
+                g.put(format.render(latest.bytes, uuid: c.uuid), x: 1 + labelW + x, y: 7, style: .good,
+                      maxWidth: g.width - labelW - x - 2)
+            }
             g.put("\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)",
                   x: 1 + labelW, y: 8, style: .dimmed)
         } else {
@@ -61,7 +69,10 @@ enum CharacteristicScreen {
             hx += g.put("  " + fit(e.origin.rawValue, 6), x: 1 + hx, y: y, style: e.origin == .write ? .warning : .accent)
             let hexW = min(36, max(12, g.width / 3))
             hx += g.put("  " + fit(hex(e.bytes), hexW), x: 1 + hx, y: y)
-            let meaning = ValueDecoder.decode(c.uuid, e.bytes) ?? "\"" + ValueDecoder.printableText(e.bytes) + "\""
+            let format = s.valueFormats[cid] ?? .decoded
+            let meaning = format == .decoded
+                ? ValueDecoder.decode(c.uuid, e.bytes) ?? "\"" + ValueDecoder.printableText(e.bytes) + "\""
+                : format.render(e.bytes, uuid: c.uuid)
             g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
         }
     }

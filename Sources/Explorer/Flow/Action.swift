@@ -33,6 +33,7 @@ public enum Action: Equatable, Sendable {
     case readRequested
     case writeStarted
     case notifyToggled
+    case formatCycled(forward: Bool)
     case recordingToggled
     case powerOnRequested
     case helpToggled

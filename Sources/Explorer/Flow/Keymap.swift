@@ -30,6 +30,8 @@ public enum Keymap {
         case .char("r"): return .readRequested
         case .char("w"): return .writeStarted
         case .char("n"): return .notifyToggled
+        case .char("f"): return .formatCycled(forward: true)
+        case .char("F"): return .formatCycled(forward: false)
         case .tab: return .collapseToggled
         default: return nil
         }
@@ -60,6 +62,7 @@ public enum Keymap {
         ("r", "read characteristic"),
         ("w", "write: hex (01 ff) or \"text\""),
         ("n", "notifications/indications on/off"),
+        ("f F", "value format: decoded, hex, text, ints, floats"),
         ("R", "recording on/off"),
         ("P", "power the adapter on"),
         ("?", "this help"),

@@ -48,6 +48,11 @@ public enum Reducer {
         case .notifyToggled:
             guard let (p, c) = openCharacteristic(s) else { return [] }
             return [.backend(.setNotify(p, c.id, !s.subscriptions.contains(c.id)))]
+        case let .formatCycled(forward):
+            guard let (_, c) = openCharacteristic(s) else { return [] }
+            let current = s.valueFormats[c.id] ?? .decoded
+            s.valueFormats[c.id] = forward ? current.next : current.previous
+            return []
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }
             return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl")]

@@ -90,6 +90,8 @@ public struct AppState: Equatable, Sendable {
     public var subscriptions: Set<CharacteristicID> = []
     /// Descriptor values read (user descriptions 0x2901, presentation formats 0x2904).
     public var descriptorValues: [AttributeID: Bytes] = [:]
+    /// Display format chosen per characteristic (`f`); decoded when not chosen.
+    public var valueFormats: [CharacteristicID: ValueFormat] = [:]
     public var input: InputLine?
     public var alert: Alert?
     public var lastError: String?
