@@ -6,6 +6,8 @@ enum Chrome {
         var parts = ["Scan"]
         switch s.route {
         case .scan: break
+        case let .details(pid):
+            parts.append((s.peripherals[pid]?.displayName ?? pid.rawValue) + " (advertisement)")
         case let .device(pid):
             parts.append(s.peripherals[pid]?.displayName ?? pid.rawValue)
         case let .characteristic(pid, cid):

@@ -21,6 +21,9 @@ public enum Router {
         case .scan:
             ScanScreen.draw(s, into: &g)
             hints = ScanScreen.hints
+        case let .details(pid):
+            DetailsScreen.draw(s, pid, into: &g)
+            hints = DetailsScreen.hints
         case let .device(pid):
             DeviceScreen.draw(s, pid, into: &g)
             hints = DeviceScreen.hints

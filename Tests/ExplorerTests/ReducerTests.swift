@@ -109,11 +109,16 @@ struct NavigationTests {
         #expect(s.peripherals[Fixture.hrm]?.connection == .failed(reason: "Failed: le-connection-abort-by-local"))
     }
 
-    @Test func nonConnectableDeviceIsNotConnected() {
+    @Test func enterOnABeaconShowsItsAdvertisementInstead() {
         var s = Fixture.scanning()
         s.scan.cursor = Fixture.beacon
         #expect(Reducer.reduce(&s, .rowActivated) == [])
+        #expect(s.route == .details(Fixture.beacon))
+        // Enter on its details still does not connect.
+        #expect(Reducer.reduce(&s, .rowActivated) == [])
         #expect(s.alert?.level == .warning)
+        _ = Reducer.reduce(&s, .backRequested)
+        #expect(s.route == .scan && s.scan.cursor == Fixture.beacon)
     }
 }
 

@@ -49,7 +49,7 @@ struct ScreenTests {
             "  Evil␛[2J␛]0;pwn… DE:AD:BE:EF:00:1B  -88 █░░░░                              3s",
             "",
         ])
-        #expect(lines[22] == "Enter connect · / filter · o sort · s scan · R record · ? help · q quit")
+        #expect(lines[22] == "Enter connect · i details · / filter · o sort · s scan · R rec · ? help · q quit")
         #expect(lines[23] == " sim0 on · scanning · 4 devices                                          ? help")
     }
 
@@ -162,6 +162,34 @@ struct ScreenTests {
         #expect(lines[6].contains("try bleexplr --rssi-floor off"))
         s.adapter.power = .poweredOff
         #expect(Self.render(s)[23].hasPrefix(" hci0 powered off (P powers it on)"))
+    }
+
+    @Test func beaconDetailsBeforeConnecting() {
+        var s = Self.state()
+        s.scan.cursor = PeripheralID("6B:2E:91:3C:4D:5E")
+        #expect(Reducer.reduce(&s, .rowActivated) == [])   // a beacon: Enter shows what it broadcasts
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines.prefix(10)), [
+            " bleexplr │ Scan › 6B:2E:91:3C:4D:5E (advertisement)",
+            " (unnamed)  6B:2E:91:3C:4D:5E  non-connectable  RSSI -67 dBm  ▄",
+            "",
+            " Manufacturer   0x004C Apple: 02 15 e2 c5 6d b5 df fb 48 d2 b0 60 d0 f5 a7 10",
+            "                96 e0 00 01 00 2a c5",
+            " iBeacon        UUID E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
+            "                major 1, minor 42, measured power -59 dBm, about 2.5 m",
+            "",
+            " First seen     20:26:40.000 UTC, 3s ago",
+            " Last seen      3s ago",
+        ])
+        #expect(lines[22] == "Enter connect · Esc back · ? help")
+        _ = Reducer.reduce(&s, .backRequested)
+        #expect(s.route == .scan)
+        s.scan.cursor = Self.hrm
+        _ = Reducer.reduce(&s, .detailsRequested)
+        #expect(s.route == .details(Self.hrm))
+        let hrm = Self.render(s)
+        #expect(hrm[3] == " Services       180D Heart Rate, 180F Battery")
+        #expect(Reducer.reduce(&s, .rowActivated) == [.backend(.connect(Self.hrm))])
     }
 
     @Test func tooSmall() {

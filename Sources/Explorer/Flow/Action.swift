@@ -21,6 +21,7 @@ public enum Action: Equatable, Sendable {
     // The user
     case cursorMoved(CursorMove)
     case rowActivated
+    case detailsRequested
     case backRequested
     case collapseToggled
     case disconnectRequested

@@ -21,6 +21,7 @@ public enum Keymap {
         case .escape, .left, .char("h"), .backspace: return .backRequested
         case .char("q"), .ctrl("c"): return .quitRequested
         case .char("?"): return .helpToggled
+        case .char("i"): return .detailsRequested
         case .char("R"): return .recordingToggled
         case .char("P"): return .powerOnRequested
         case .char("s"): return .scanToggled
@@ -54,6 +55,7 @@ public enum Keymap {
         ("PgUp PgDn g G", "page, top, bottom"),
         ("Enter → l", "connect / open"),
         ("Esc ← h", "back (scan list: clear filter)"),
+        ("i", "advertisement details (Enter on a beacon too)"),
         ("/", "filter by name, address, UUID, company"),
         ("o", "sort: RSSI, name, last seen, first seen"),
         ("s", "scan on/off"),

@@ -12,6 +12,13 @@ public enum Reducer {
             return []
         case .rowActivated:
             return activateRow(&s)
+        case .detailsRequested:
+            guard s.route == .scan else { return [] }
+            let ids = ScanQuery.ids(s)
+            guard let id = ids.first(where: { $0 == s.scan.cursor }) ?? ids.first else { return [] }
+            s.scan.cursor = id
+            s.route = .details(id)
+            return []
         case .backRequested:
             return goBack(&s)
         case .collapseToggled:
@@ -131,6 +138,8 @@ public enum Reducer {
             guard !rows.isEmpty else { return }
             let i = rows.firstIndex { $0.id == s.device.cursor } ?? 0
             s.device.cursor = rows[moved(i, rows.count, move)].id
+        case .details:
+            return
         case let .characteristic(_, cid):
             // History is shown newest first; moving down goes back in time.
             let count = s.values[cid]?.history.count ?? 0
@@ -144,6 +153,13 @@ public enum Reducer {
             let ids = ScanQuery.ids(s)
             guard let id = ids.first(where: { $0 == s.scan.cursor }) ?? ids.first else { return [] }
             s.scan.cursor = id
+            // A beacon cannot be connected to: show what it broadcasts instead.
+            if s.peripherals[id]?.connectable == false {
+                s.route = .details(id)
+                return []
+            }
+            return ConnectionReducer.connect(&s, id)
+        case let .details(id):
             return ConnectionReducer.connect(&s, id)
         case let .device(pid):
             guard let p = s.peripherals[pid] else { return [] }
@@ -172,7 +188,7 @@ public enum Reducer {
             }
             s.scan.filter = ""
             return []
-        case let .device(pid):
+        case let .device(pid), let .details(pid):
             s.route = .scan
             s.scan.cursor = pid
             return []
@@ -203,7 +219,7 @@ public enum Reducer {
         let target: PeripheralID?
         switch s.route {
         case .scan: target = s.scan.cursor ?? ScanQuery.ids(s).first
-        case let .device(pid), let .characteristic(pid, _): target = pid
+        case let .device(pid), let .characteristic(pid, _), let .details(pid): target = pid
         }
         guard let target else { return [] }
         return ConnectionReducer.disconnect(&s, target)
@@ -262,7 +278,7 @@ public enum Reducer {
     static func routeShows(_ route: Route, _ id: PeripheralID) -> Bool {
         switch route {
         case .scan: return false
-        case let .device(p), let .characteristic(p, _): return p == id
+        case let .device(p), let .characteristic(p, _), let .details(p): return p == id
         }
     }
 }

@@ -1,5 +1,7 @@
 public enum Route: Equatable, Sendable {
     case scan
+    /// The full advertisement of a device, before (or without) connecting.
+    case details(PeripheralID)
     case device(PeripheralID)
     case characteristic(PeripheralID, CharacteristicID)
 }

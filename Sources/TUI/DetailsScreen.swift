@@ -1,0 +1,90 @@
+import Explorer
+
+/// Everything a device broadcasts, before connecting (or for a beacon, instead of it):
+/// decoded advertisement fields, beacon contents with a distance estimate, RSSI history.
+enum DetailsScreen {
+    static let hints = "Enter connect · Esc back · ? help"
+
+    static func draw(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) {
+        guard let p = s.peripherals[pid] else { return }
+        var x = g.put(p.name ?? "(unnamed)", x: 1, y: 1, style: .title, maxWidth: 32)
+        x += g.put("  " + p.address, x: x + 1, y: 1)
+        x += g.put(p.connectable ? "  connectable" : "  non-connectable", x: x + 1, y: 1,
+                   style: p.connectable ? .good : .warning)
+        if let r = p.rssi {
+            x += g.put("  RSSI \(r) dBm", x: x + 1, y: 1, style: p.rssiStale || s.isStale(p) ? .dimmed : ScanScreen.rssiStyle(r))
+            g.put("  " + sparkline(p.rssiHistory.samples), x: x + 1, y: 1, style: .accent, maxWidth: max(0, g.width - x - 3))
+        }
+        let labelW = 15
+        var y = 3
+        let valueW = max(1, g.width - labelW - 2)
+        func row(_ label: String, _ value: String, _ style: Style = .plain) {
+            // Long values (manufacturer data) wrap onto the next lines.
+            var rest = Substring(value)
+            var first = true
+            repeat {
+                guard y < g.height - 3 else { return }
+                if first { g.put(label, x: 1, y: y, style: .dimmed) }
+                var piece = rest.prefix(valueW)
+                if piece.count < rest.count, let space = piece.lastIndex(of: " ") { piece = rest[..<space] }
+                g.put(String(piece), x: 1 + labelW, y: y, style: style, maxWidth: valueW)
+                rest = rest.dropFirst(piece.count).drop(while: { $0 == " " })
+                first = false
+                y += 1
+            } while !rest.isEmpty
+        }
+        let adv = p.advertisement
+        if let n = adv.localName { row("Local name", n) }
+        if let f = adv.flags { row("Flags", "0x" + hex([f]) + ": " + flagNames(f)) }
+        if !adv.serviceUUIDs.isEmpty {
+            row("Services", adv.serviceUUIDs.map { u in AssignedNumbers.serviceName(u).map { "\(u) \($0)" } ?? u.description }
+                .joined(separator: ", "))
+        }
+        for k in adv.manufacturerData.keys.sorted() {
+            let company = AssignedNumbers.companyName(k).map { " \($0)" } ?? ""
+            row("Manufacturer", "\(ScanScreen.format4(k))\(company): \(hex(adv.manufacturerData[k]!))")
+        }
+        for u in adv.serviceData.keys.sorted() {
+            let name = AssignedNumbers.serviceName(u).map { " \($0)" } ?? ""
+            row("Service data", "\(u)\(name): \(hex(adv.serviceData[u]!))")
+        }
+        if let t = adv.txPower { row("TX power", "\(t) dBm") }
+        if let a = adv.appearance { row("Appearance", "0x" + hex([UInt8(a >> 8), UInt8(a & 0xFF)], separator: "") + " (\(a))") }
+        if let b = adv.beacon {
+            switch b {
+            case let .iBeacon(uuid, major, minor, power):
+                row("iBeacon", "UUID \(uuid.canonical.uppercased())", .good)
+                var line = "major \(major), minor \(minor), measured power \(power) dBm"
+                if let r = p.rssi { line += ", about \(formatFixed(Beacon.distance(rssi: r, measuredPower: power), 1)) m" }
+                row("", line, .good)
+            case let .eddystoneUID(ns, inst, tx):
+                row("Eddystone-UID", "namespace \(hex(ns, separator: "")), instance \(hex(inst, separator: "")), tx \(tx) dBm", .good)
+            case let .eddystoneURL(url, tx):
+                row("Eddystone-URL", "\(url)  (tx \(tx) dBm at 0 m)", .good)
+            case let .eddystoneTLM(mv, temp, count, uptime):
+                let t = temp.map { "\(formatFixed($0, 2)) °C" } ?? "no temperature"
+                row("Eddystone-TLM", "battery \(mv) mV, \(t), \(count) frames, up \(formatFixed(Double(uptime) / 10, 1)) s", .good)
+            case let .malformed(kind):
+                row(kind, "malformed: too short or invalid", .warning)
+            }
+        }
+        y += 1
+        row("First seen", "\(p.firstSeen.clockTime) UTC, \(age(s.now - p.firstSeen)) ago")
+        row("Last seen", s.isStale(p) ? "\(age(s.now - p.lastSeen)) ago (stale)" : "\(age(s.now - p.lastSeen)) ago")
+        if p.connection != .disconnected { row("Connection", p.connection.label, .accent) }
+    }
+
+    /// Advertising flags (Core Supplement, part A 1.3).
+    static func flagNames(_ f: UInt8) -> String {
+        let names = ["LE Limited Discoverable", "LE General Discoverable", "BR/EDR Not Supported",
+                     "LE and BR/EDR (controller)", "LE and BR/EDR (host)"]
+        let set = names.enumerated().filter { f & (1 << $0.offset) != 0 }.map(\.element)
+        return set.isEmpty ? "none" : set.joined(separator: ", ")
+    }
+
+    /// RSSI history as bars, -100 dBm (lowest) to -30 dBm (highest).
+    static func sparkline(_ samples: [Int8]) -> String {
+        let bars = Array("▁▂▃▄▅▆▇█")
+        return String(samples.map { v in bars[max(0, min(7, (Int(v) + 100) * 8 / 71))] })
+    }
+}
