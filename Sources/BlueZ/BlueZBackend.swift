@@ -189,7 +189,15 @@ public final class BlueZBackend: Backend {
             guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
             let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
             propertiesChangedCount += 1
-            mirror.change(path: s.path, interface: iface, changed: changed, invalidated: invalidated)
+            // Advertising data (RSSI, ManufacturerData, ...) flows straight to the store as
+            // events; the mirror keeps what later decisions need (link, GATT, adapter).
+            // This is most of the signal traffic in a busy room.
+            if iface == BlueZTranslate.device, changed.keys.allSatisfy(BlueZTranslate.advertisingProperties.contains),
+               invalidated.allSatisfy(BlueZTranslate.advertisingProperties.contains) {
+                // nothing to keep
+            } else {
+                mirror.change(path: s.path, interface: iface, changed: changed, invalidated: invalidated)
+            }
             propertiesChanged(s.path, iface, changed, invalidated)
         default:
             break
