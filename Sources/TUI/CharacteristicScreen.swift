@@ -3,7 +3,7 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
-    static let hints = "r read · w write · n notify · f format · ↑↓ history · Esc back · ? help"
+    static let hints = "r read · w write · n notify · f format · m messages · ↑↓ history · Esc back"
 
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
@@ -56,6 +56,10 @@ enum CharacteristicScreen {
                   x: 1, y: 5, style: .dimmed)
         }
 
+        if let stream = s.streams[cid] {
+            drawMessages(stream, s, into: &g)
+            return
+        }
         let count = log?.count ?? 0
         g.put("HISTORY", x: 1, y: 10, style: Style(bold: true, dim: true))
         g.put("\(count) value\(count == 1 ? "" : "s"), newest first", x: 9, y: 10, style: .dimmed)
@@ -74,6 +78,42 @@ enum CharacteristicScreen {
                 ? ValueDecoder.decode(c.uuid, e.bytes) ?? "\"" + ValueDecoder.printableText(e.bytes) + "\""
                 : format.render(e.bytes, uuid: c.uuid)
             g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
+        }
+    }
+
+    /// Whole messages, newest first: time, size, chunks, and the text (printable).
+    static func drawMessages(_ stream: StreamAssembly, _ s: AppState, into g: inout CellGrid) {
+        g.put("MESSAGES", x: 1, y: 10, style: Style(bold: true, dim: true))
+        var info = "\(stream.completed) complete, ending \"\(ValueDecoder.printableText(stream.marker))\""
+        if !stream.partial.isEmpty { info += " · receiving: \(stream.partial.count) bytes in \(stream.partialChunks) chunks" }
+        if stream.overflowed > 0 { info += " · \(stream.overflowed) bytes dropped (message over 1 MiB)" }
+        g.put(info, x: 10, y: 10, style: .dimmed, maxWidth: g.width - 11)
+        var y = 11
+        for m in stream.messages.reversed() {
+            guard y < g.height - 2 else { break }
+            var x = g.put(m.at.clockTime, x: 1, y: y, style: .dimmed)
+            x += g.put("  \(m.bytes.count) bytes, \(m.chunks) chunks  ", x: 1 + x, y: y, style: .accent)
+            // The first message shown gets the room left on screen; older ones a line each.
+            if y == 11 {
+                // Lines of the text, wrapped; the grid makes any control character visible.
+                let width = g.width - 4
+                let bottom = g.height - 2 - min(3, stream.messages.count - 1)
+                y += 1
+                for line in String(decoding: m.bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+                    var rest = Substring(line)
+                    repeat {
+                        guard y < bottom else { break }
+                        let piece = rest.prefix(width)
+                        g.put(String(piece), x: 3, y: y)
+                        rest = rest.dropFirst(piece.count)
+                        y += 1
+                    } while !rest.isEmpty
+                    if y >= bottom { break }
+                }
+            } else {
+                g.put(ValueDecoder.printableText(m.bytes), x: 1 + x, y: y, maxWidth: g.width - x - 2)
+                y += 1
+            }
         }
     }
 }

@@ -35,6 +35,7 @@ public enum Action: Equatable, Sendable {
     case writeStarted
     case notifyToggled
     case formatCycled(forward: Bool)
+    case messageViewToggled
     case recordingToggled
     case powerOnRequested
     case helpToggled

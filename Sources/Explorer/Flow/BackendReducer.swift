@@ -49,6 +49,7 @@ enum BackendReducer {
             Reducer.fail(&s, "Notifications \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)")
         case let .valueNotified(cid, bytes):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
+            s.streams[cid]?.add(bytes, at: at)
         case let .scanFailed(error):
             s.scanWanted = false
             Reducer.fail(&s, "Scan failed: \(error)")

@@ -32,6 +32,7 @@ public enum Keymap {
         case .char("w"): return .writeStarted
         case .char("n"): return .notifyToggled
         case .char("f"): return .formatCycled(forward: true)
+        case .char("m"): return .messageViewToggled
         case .char("F"): return .formatCycled(forward: false)
         case .tab: return .collapseToggled
         default: return nil
@@ -51,8 +52,7 @@ public enum Keymap {
 
     /// (keys, what they do, where) for the help overlay.
     public static let help: [(String, String)] = [
-        ("↑↓ j k", "move"),
-        ("PgUp PgDn g G", "page, top, bottom"),
+        ("↑↓ j k PgUp PgDn g G", "move, page, top, bottom"),
         ("Enter → l", "connect / open"),
         ("Esc ← h", "back (scan list: clear filter)"),
         ("i", "advertisement details (Enter on a beacon too)"),
@@ -65,6 +65,7 @@ public enum Keymap {
         ("w", "write: hex (01 ff) or \"text\""),
         ("n", "notifications/indications on/off"),
         ("f F", "value format: decoded, hex, text, ints, floats"),
+        ("m", "messages: notifications joined up to \"EOM\""),
         ("R", "recording on/off"),
         ("P", "power the adapter on"),
         ("?", "this help"),

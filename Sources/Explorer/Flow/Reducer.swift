@@ -60,6 +60,10 @@ public enum Reducer {
             let current = s.valueFormats[c.id] ?? .decoded
             s.valueFormats[c.id] = forward ? current.next : current.previous
             return []
+        case .messageViewToggled:
+            guard let (_, c) = openCharacteristic(s) else { return [] }
+            if s.streams.removeValue(forKey: c.id) == nil { s.streams[c.id] = StreamAssembly() }
+            return []
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }
             return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl")]

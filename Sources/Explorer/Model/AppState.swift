@@ -94,6 +94,8 @@ public struct AppState: Equatable, Sendable {
     public var descriptorValues: [AttributeID: Bytes] = [:]
     /// Display format chosen per characteristic (`f`); decoded when not chosen.
     public var valueFormats: [CharacteristicID: ValueFormat] = [:]
+    /// Characteristics shown as reassembled messages (`m`), with their assembly so far.
+    public var streams: [CharacteristicID: StreamAssembly] = [:]
     public var input: InputLine?
     public var alert: Alert?
     public var lastError: String?
