@@ -393,8 +393,8 @@ public final class BlueZBackend: Backend {
                     if self?.scanWanted == false { self?.execute(.stopScan) }
                 case let .failure(e) where e.name == "org.bluez.Error.InProgress":
                     self?.scanning = true   // another client's scan is running: ours is merged into it
-                case let .failure(e) where e.name == "org.bluez.Error.NotReady":
-                    _ = e   // powering down or up: the scan starts when Powered turns true
+                case .failure(let e) where e.name == "org.bluez.Error.NotReady":
+                    break   // powering down or up: the scan starts when Powered turns true
                 case let .failure(e):
                     self?.send(.scanFailed(BlueZTranslate.backendError(e)))
                 }
