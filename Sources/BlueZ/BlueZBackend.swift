@@ -316,18 +316,7 @@ public final class BlueZBackend: Backend {
                 }
             }
         case let .read(_, cid):
-            call(cid.path, BlueZTranslate.characteristic, "ReadValue", [.vardict([:])]) { [weak self] result in
-                switch result {
-                case let .success(args):
-                    guard let bytes = args.first?.bytes else {
-                        self?.send(.readCompleted(cid, .failure(.failed("unexpected ReadValue reply"))))
-                        return
-                    }
-                    self?.send(.readCompleted(cid, .success(bytes)))
-                case let .failure(e):
-                    self?.send(.readCompleted(cid, .failure(BlueZTranslate.backendError(e))))
-                }
-            }
+            readValue(cid.path, BlueZTranslate.characteristic) { [weak self] in self?.send(.readCompleted(cid, $0)) }
         case let .write(_, cid, bytes, type):
             call(cid.path, BlueZTranslate.characteristic, "WriteValue",
                  [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
@@ -337,18 +326,7 @@ public final class BlueZBackend: Backend {
                 }
             }
         case let .readDescriptor(_, did):
-            call(did.path, BlueZTranslate.descriptor, "ReadValue", [.vardict([:])]) { [weak self] result in
-                switch result {
-                case let .success(args):
-                    guard let bytes = args.first?.bytes else {
-                        self?.send(.descriptorRead(did, .failure(.failed("unexpected ReadValue reply"))))
-                        return
-                    }
-                    self?.send(.descriptorRead(did, .success(bytes)))
-                case let .failure(e):
-                    self?.send(.descriptorRead(did, .failure(BlueZTranslate.backendError(e))))
-                }
-            }
+            readValue(did.path, BlueZTranslate.descriptor) { [weak self] in self?.send(.descriptorRead(did, $0)) }
         case let .setPowered(on):
             guard let a = adapterPath else { return }
             bus.call(DBusCall(destination: Self.bluez, path: a, interface: "org.freedesktop.DBus.Properties", member: "Set",
@@ -369,6 +347,20 @@ public final class BlueZBackend: Backend {
                 case let .failure(e):
                     self?.send(.notifyChanged(cid, enabled: on, BlueZTranslate.backendError(e)))
                 }
+            }
+        }
+    }
+
+    /// ReadValue on a characteristic or descriptor; the reply must be `ay`.
+    private func readValue(_ path: String, _ interface: String,
+                           _ done: @escaping @MainActor (Result<Bytes, BackendError>) -> Void) {
+        call(path, interface, "ReadValue", [.vardict([:])]) { result in
+            switch result {
+            case let .success(args):
+                guard let bytes = args.first?.bytes else { return done(.failure(.failed("unexpected ReadValue reply"))) }
+                done(.success(bytes))
+            case let .failure(e):
+                done(.failure(BlueZTranslate.backendError(e)))
             }
         }
     }
