@@ -13,11 +13,22 @@ enum ScanScreen {
         header += fit("ADVERTISEMENT", summaryW) + rightAligned("AGE", 4)
         g.put(header, x: 0, y: 1, style: Style(bold: true, dim: true))
 
+        var active: [String] = []
+        if let floor = s.scan.minRSSI { active.append("≥\(floor) dBm") }
+        if s.scan.connectableOnly { active.append("connectable") }
+        if s.scan.hideUnnamed { active.append("named") }
+        if !active.isEmpty {
+            let label = " only " + active.joined(separator: ", ") + " "
+            g.put(label, x: max(0, g.width - CellGrid.columns(of: label) - 1), y: 1, style: .warning)
+        }
+        let rightEdge = active.isEmpty ? g.width : g.width - CellGrid.columns(of: " only " + active.joined(separator: ", ") + " ") - 1
         let top = 2, visible = max(0, g.height - 4)
         if ids.isEmpty {
-            let msg = s.scan.filter.isEmpty
-                ? (s.adapter.discovering ? "Scanning… no devices yet." : "Scan is off: press s to scan.")
-                : "No device matches \"\(s.scan.filter)\" (Esc clears the filter)."
+            let hidden = !s.peripherals.isEmpty
+            let msg = !s.scan.filter.isEmpty
+                ? "No device matches \"\(s.scan.filter)\" (Esc clears the filter)."
+                : hidden ? "\(s.peripherals.count) devices hidden by c, u or the RSSI floor (+ -)."
+                : (s.adapter.discovering ? "Scanning… no devices yet." : "Scan is off: press s to scan.")
             g.put(msg, x: 2, y: top + 1, style: .dimmed)
             if s.scan.filter.isEmpty, s.rssiFilterOn, let started = s.scanStartedAt, s.now - started > 10 {
                 // The kernel drops reports with RSSI 127 ("not available") once an RSSI
@@ -53,7 +64,8 @@ enum ScanScreen {
             if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
         }
         if ids.count > visible {
-            g.put("\(first + 1)-\(min(ids.count, first + visible)) of \(ids.count)", x: g.width - 16, y: 1, style: .dimmed)
+            let page = " \(first + 1)-\(min(ids.count, first + visible)) of \(ids.count) "
+            g.put(page, x: max(0, rightEdge - CellGrid.columns(of: page) - (active.isEmpty ? 1 : 0)), y: 1, style: .dimmed)
         }
     }
 

@@ -290,3 +290,28 @@ struct KeymapTests {
         #expect(Keymap.action(for: .char("x"), in: s) == .helpToggled)
     }
 }
+
+@Suite("Reducer: scan filters")
+struct ScanFilterTests {
+    @Test func connectableUnnamedAndRSSIFloor() {
+        var s = Fixture.scanning()   // HRM -50 named, iTag -60 named, beacon -70 unnamed non-connectable
+        _ = Reducer.reduce(&s, .connectableOnlyToggled)
+        #expect(ScanQuery.ids(s) == [Fixture.hrm, Fixture.itag])
+        _ = Reducer.reduce(&s, .connectableOnlyToggled)
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
+        #expect(ScanQuery.ids(s) == [Fixture.hrm, Fixture.itag])
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
+        #expect(ScanQuery.ids(s).count == 3)   // unnamed devices are shown by default
+        _ = Reducer.reduce(&s, .minRSSIChanged(step: 5))
+        #expect(s.scan.minRSSI == -100)
+        for _ in 0..<8 { _ = Reducer.reduce(&s, .minRSSIChanged(step: 5)) }
+        #expect(s.scan.minRSSI == -60)
+        #expect(ScanQuery.ids(s) == [Fixture.hrm, Fixture.itag])
+        for _ in 0..<20 { _ = Reducer.reduce(&s, .minRSSIChanged(step: 5)) }
+        #expect(s.scan.minRSSI == -30)
+        for _ in 0..<20 { _ = Reducer.reduce(&s, .minRSSIChanged(step: -5)) }
+        #expect(s.scan.minRSSI == nil)
+        #expect(Keymap.action(for: .char("+"), in: s) == .minRSSIChanged(step: 5))
+        #expect(Keymap.action(for: .char("c"), in: s) == .connectableOnlyToggled)
+    }
+}

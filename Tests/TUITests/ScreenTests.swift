@@ -53,6 +53,18 @@ struct ScreenTests {
         #expect(lines[23] == " sim0 on · scanning · 4 devices                                          ? help")
     }
 
+    @Test func activeScanFiltersAreShown() {
+        var s = Self.state()
+        _ = Reducer.reduce(&s, .connectableOnlyToggled)
+        _ = Reducer.reduce(&s, .minRSSIChanged(step: 5))
+        let lines = Self.render(s)
+        #expect(lines[1].hasSuffix(" only ≥-100 dBm, connectable"))
+        #expect(!lines.joined().contains("6B:2E:91:3C:4D:5E"))
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
+        for _ in 0..<20 { _ = Reducer.reduce(&s, .minRSSIChanged(step: 5)) }
+        #expect(Self.render(s)[3] == "  4 devices hidden by c, u or the RSSI floor (+ -).")
+    }
+
     @Test func noControlCharacterReachesTheGrid() {
         for (w, h) in [(80, 24), (132, 40), (60, 16)] {
             let g = Router.render(Self.state(), width: w, height: h)

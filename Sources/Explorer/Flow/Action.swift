@@ -27,6 +27,9 @@ public enum Action: Equatable, Sendable {
     case disconnectRequested
     case scanToggled
     case sortCycled
+    case connectableOnlyToggled
+    case hideUnnamedToggled
+    case minRSSIChanged(step: Int)
     case filterStarted
     case inputEdited(InputEdit)
     case inputSubmitted

@@ -27,6 +27,10 @@ public enum Keymap {
         case .char("s"): return .scanToggled
         case .char("/"): return .filterStarted
         case .char("o"): return .sortCycled
+        case .char("c"): return .connectableOnlyToggled
+        case .char("u"): return .hideUnnamedToggled
+        case .char("+"), .char("="): return .minRSSIChanged(step: 5)
+        case .char("-"): return .minRSSIChanged(step: -5)
         case .char("d"): return .disconnectRequested
         case .char("r"): return .readRequested
         case .char("w"): return .writeStarted
@@ -57,8 +61,8 @@ public enum Keymap {
         ("Esc ← h", "back (scan list: clear filter)"),
         ("i", "advertisement details (Enter on a beacon too)"),
         ("/", "filter by name, address, UUID, company"),
-        ("o", "sort: RSSI, name, last seen, first seen"),
-        ("s", "scan on/off"),
+        ("o s", "sort (RSSI, name, last/first seen); scan on/off"),
+        ("c u + -", "only connectable, hide unnamed, min RSSI ±5 dB"),
         ("d", "disconnect"),
         ("Tab", "collapse/expand service"),
         ("r", "read characteristic"),

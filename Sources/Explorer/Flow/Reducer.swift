@@ -32,6 +32,20 @@ public enum Reducer {
         case .sortCycled:
             s.scan.sort = s.scan.sort.next
             return []
+        case .connectableOnlyToggled:
+            guard s.route == .scan else { return [] }
+            s.scan.connectableOnly.toggle()
+            return []
+        case .hideUnnamedToggled:
+            guard s.route == .scan else { return [] }
+            s.scan.hideUnnamed.toggle()
+            return []
+        case let .minRSSIChanged(step):
+            guard s.route == .scan else { return [] }
+            // Off below -100 dBm; from off, + starts at -100.
+            let next = (s.scan.minRSSI ?? -105) + step
+            s.scan.minRSSI = next < -100 ? nil : min(-30, next)
+            return []
         case .filterStarted:
             guard s.route == .scan else { return [] }
             s.input = InputLine(purpose: .filter, text: s.scan.filter)

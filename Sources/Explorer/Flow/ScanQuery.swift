@@ -9,7 +9,13 @@ public enum ScanQuery {
     /// this runs on every frame and cursor move, with a thousand devices in a busy room.
     public static func ids(_ state: AppState) -> [PeripheralID] {
         let needle = state.scan.filter.lowercased()
-        let keep: (Peripheral) -> Bool = { p in needle.isEmpty || matches(p, needle) }
+        let scan = state.scan
+        let keep: (Peripheral) -> Bool = { p in
+            if scan.connectableOnly && !p.connectable { return false }
+            if scan.hideUnnamed && (p.name ?? "").isEmpty { return false }
+            if let floor = scan.minRSSI, (p.rssi ?? -999) < floor { return false }
+            return needle.isEmpty || matches(p, needle)
+        }
         switch state.scan.sort {
         case .rssi:
             var keyed: [(Int, PeripheralID)] = []

@@ -66,6 +66,11 @@ public struct ScanScreenState: Equatable, Sendable {
     public var cursor: PeripheralID?
     public var filter = ""
     public var sort: SortOrder = .rssi
+    /// Hide devices weaker than this (dBm); nil shows all.
+    public var minRSSI: Int?
+    public var connectableOnly = false
+    /// Off by default: unnamed devices are often the interesting ones.
+    public var hideUnnamed = false
 }
 
 public struct DeviceScreenState: Equatable, Sendable {
