@@ -47,8 +47,14 @@ enum CharacteristicScreen {
                 g.put(format.render(latest.bytes, uuid: c.uuid), x: 1 + labelW + x, y: 7, style: .good,
                       maxWidth: g.width - labelW - x - 2)
             }
-            g.put("\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)",
-                  x: 1 + labelW, y: 8, style: .dimmed)
+            let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)"
+            let mx = g.put(meta, x: 1 + labelW, y: 8, style: .dimmed)
+            // A sparkline of the numbers a known characteristic carries (heart rate, battery, ...).
+            let numbers = (log?.history ?? []).suffix(48).compactMap { ValueDecoder.number(c.uuid, $0.bytes) }
+            if numbers.count >= 2 {
+                g.put("  " + sparkline(numbers), x: 1 + labelW + mx, y: 8, style: .accent,
+                      maxWidth: max(0, g.width - labelW - mx - 3))
+            }
         } else {
             g.put(c.properties.contains(.read) || !(c.properties.contains(.write) || c.properties.contains(.writeWithoutResponse))
                   ? "No value yet: r reads it" + (c.properties.canSubscribe ? ", n turns notifications on." : ".")
@@ -115,5 +121,13 @@ enum CharacteristicScreen {
                 y += 1
             }
         }
+    }
+
+    /// Values as bars from their minimum to their maximum (flat when all equal), with the range.
+    static func sparkline(_ values: [Double]) -> String {
+        let bars = Array("▁▂▃▄▅▆▇█")
+        guard let lo = values.min(), let hi = values.max() else { return "" }
+        let line = String(values.map { v in hi > lo ? bars[Int(((v - lo) / (hi - lo) * 7).rounded())] : bars[3] })
+        return line + "  \(formatFixed(lo, lo == lo.rounded() ? 0 : 2))–\(formatFixed(hi, hi == hi.rounded() ? 0 : 2))"
     }
 }

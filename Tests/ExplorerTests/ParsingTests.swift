@@ -58,6 +58,17 @@ struct ParsingTests {
         #expect(ValueDecoder.printableText([0x41, 0x1B, 0x0A, 0xFF]) == "A···")
     }
 
+    @Test func numbersForSparklines() {
+        #expect(ValueDecoder.number("2A37", [0x06, 72]) == 72)
+        #expect(ValueDecoder.number("2A37", [0x01, 0x2C, 0x01]) == 300)
+        #expect(ValueDecoder.number("2A37", [0x01]) == nil)
+        #expect(ValueDecoder.number("2A19", [64]) == 64)
+        #expect(ValueDecoder.number("2A6E", [0x66, 0x08]) == 21.5)
+        #expect(ValueDecoder.number("2A6F", [0xFF, 0xFF]) == nil)
+        #expect(ValueDecoder.number("2A07", [0xFC]) == -4)
+        #expect(ValueDecoder.number("FFE1", [1]) == nil)
+    }
+
     @Test func writeValueInput() throws {
         #expect(try WriteValue.parse("01 ff").get() == [0x01, 0xFF])
         #expect(try WriteValue.parse("0x01,0xFF").get() == [0x01, 0xFF])

@@ -138,7 +138,7 @@ struct ScreenTests {
             " Value    16 4b 00 04",
             " Text     \"·K··\"",
             " Decoded  75 bpm, contact, RR 1.000 s",
-            "          4 bytes, notify at 20:26:47.250",
+            "          4 bytes, notify at 20:26:47.250  ▁█  72–75",
             "",
             " HISTORY 2 values, newest first",
             " 20:26:47.250  notify  16 4b 00 04                 75 bpm, contact, RR 1.000 s",

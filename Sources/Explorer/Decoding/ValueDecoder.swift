@@ -37,6 +37,26 @@ public enum ValueDecoder {
         }
     }
 
+    /// The number a known characteristic carries (for sparklines), if any.
+    public static func number(_ uuid: BLEUUID, _ b: Bytes) -> Double? {
+        switch uuid.shortValue {
+        case 0x2A19?: return b.count == 1 ? Double(b[0]) : nil
+        case 0x2A37?:
+            guard let flags = b.first else { return nil }
+            if flags & 0x01 != 0 { return b.count >= 3 ? Double(le16(b, 1)) : nil }
+            return b.count >= 2 ? Double(b[1]) : nil
+        case 0x2A6E?:
+            guard b.count == 2 else { return nil }
+            let raw = Int16(bitPattern: le16(b, 0))
+            return raw == Int16.min ? nil : Double(raw) / 100
+        case 0x2A6F?:
+            guard b.count == 2, le16(b, 0) != 0xFFFF else { return nil }
+            return Double(le16(b, 0)) / 100
+        case 0x2A07?: return b.count == 1 ? Double(Int8(bitPattern: b[0])) : nil
+        default: return nil
+        }
+    }
+
     static func malformed(_ what: String, _ b: Bytes) -> String {
         "malformed \(what) (\(b.count) byte\(b.count == 1 ? "" : "s"))"
     }
