@@ -123,11 +123,10 @@ enum CharacteristicScreen {
         }
     }
 
-    /// Values as bars from their minimum to their maximum (flat when all equal), with the range.
+    /// Values as bars from their minimum to their maximum, with the range.
     static func sparkline(_ values: [Double]) -> String {
-        let bars = Array("▁▂▃▄▅▆▇█")
         guard let lo = values.min(), let hi = values.max() else { return "" }
-        let line = String(values.map { v in hi > lo ? bars[Int(((v - lo) / (hi - lo) * 7).rounded())] : bars[3] })
-        return line + "  \(formatFixed(lo, lo == lo.rounded() ? 0 : 2))–\(formatFixed(hi, hi == hi.rounded() ? 0 : 2))"
+        return TUI.sparkline(values, lo: lo, hi: hi)
+            + "  \(formatFixed(lo, lo == lo.rounded() ? 0 : 2))–\(formatFixed(hi, hi == hi.rounded() ? 0 : 2))"
     }
 }

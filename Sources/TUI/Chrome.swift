@@ -116,3 +116,13 @@ func scrollTop(index: Int, count: Int, visible: Int) -> Int {
     guard count > visible, visible > 0 else { return 0 }
     return max(0, min(count - visible, index - visible / 2))
 }
+
+/// Values as eight-level bars between `lo` and `hi` (clamped; flat when lo == hi).
+/// Used for RSSI history (-100...-30 dBm) and numeric characteristic values.
+func sparkline(_ values: [Double], lo: Double, hi: Double) -> String {
+    let bars = Array("▁▂▃▄▅▆▇█")
+    return String(values.map { v in
+        guard hi > lo else { return bars[3] }
+        return bars[max(0, min(7, Int(((v - lo) / (hi - lo) * 7).rounded())))]
+    })
+}

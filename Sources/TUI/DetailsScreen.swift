@@ -13,7 +13,8 @@ enum DetailsScreen {
                    style: p.connectable ? .good : .warning)
         if let r = p.rssi {
             x += g.put("  RSSI \(r) dBm", x: x + 1, y: 1, style: p.rssiStale || s.isStale(p) ? .dimmed : ScanScreen.rssiStyle(r))
-            g.put("  " + sparkline(p.rssiHistory.samples), x: x + 1, y: 1, style: .accent, maxWidth: max(0, g.width - x - 3))
+            g.put("  " + sparkline(p.rssiHistory.samples.map(Double.init), lo: -100, hi: -30), x: x + 1, y: 1,
+                  style: .accent, maxWidth: max(0, g.width - x - 3))
         }
         let labelW = 15
         var y = 3
@@ -49,7 +50,7 @@ enum DetailsScreen {
             row("Service data", "\(u)\(name): \(hex(adv.serviceData[u]!))")
         }
         if let t = adv.txPower { row("TX power", "\(t) dBm") }
-        if let a = adv.appearance { row("Appearance", "0x" + hex([UInt8(a >> 8), UInt8(a & 0xFF)], separator: "") + " (\(a))") }
+        if let a = adv.appearance { row("Appearance", ScanScreen.format4(a) + " (\(a))") }
         if let b = adv.beacon {
             switch b {
             case let .iBeacon(uuid, major, minor, power):
@@ -80,11 +81,5 @@ enum DetailsScreen {
                      "LE and BR/EDR (controller)", "LE and BR/EDR (host)"]
         let set = names.enumerated().filter { f & (1 << $0.offset) != 0 }.map(\.element)
         return set.isEmpty ? "none" : set.joined(separator: ", ")
-    }
-
-    /// RSSI history as bars, -100 dBm (lowest) to -30 dBm (highest).
-    static func sparkline(_ samples: [Int8]) -> String {
-        let bars = Array("▁▂▃▄▅▆▇█")
-        return String(samples.map { v in bars[max(0, min(7, (Int(v) + 100) * 8 / 71))] })
     }
 }

@@ -105,8 +105,6 @@ enum ScanScreen {
         return (parts.joined(separator: " · "), .plain)
     }
 
-    static func format4(_ k: UInt16) -> String {
-        let h = String(k, radix: 16, uppercase: true)
-        return "0x" + String(repeating: "0", count: 4 - h.count) + h
-    }
+    /// `0x004C`
+    static func format4(_ k: UInt16) -> String { "0x" + hex4(k).uppercased() }
 }

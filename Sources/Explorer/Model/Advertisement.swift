@@ -143,6 +143,12 @@ public func hex(_ bytes: some Collection<UInt8>, separator: String = " ") -> Str
     return out
 }
 
+/// `004c`: a 16-bit value as four lowercase hex digits (company ids, handles).
+public func hex4(_ v: UInt16) -> String {
+    let h = String(v, radix: 16)
+    return String(repeating: "0", count: 4 - h.count) + h
+}
+
 /// Fixed-point formatting without Foundation: `formatFixed(21.456, 2) == "21.46"`.
 public func formatFixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return value.isNaN ? "NaN" : (value > 0 ? "+inf" : "-inf") }

@@ -136,10 +136,7 @@ public enum RecordingFormat {
     }
 
     /// `004c`: four lowercase hex digits.
-    public static func companyKey(_ k: UInt16) -> String {
-        let h = String(k, radix: 16)
-        return String(repeating: "0", count: 4 - h.count) + h
-    }
+    public static func companyKey(_ k: UInt16) -> String { hex4(k) }
 
     static func characteristic(_ j: inout JSONLine, _ cid: CharacteristicID, _ state: AppState) {
         if let (pid, c) = find(cid, state) {

@@ -13,21 +13,22 @@ enum DemoCatalog {
         let base: String
         var handle = 0x000A
         init(_ address: String) { base = "/sim/dev_" + address.replacingColons() }
-        func next() -> Int { handle += 1; return handle }
+        /// The next attribute handle, as BlueZ writes it in paths (`000c`).
+        func next() -> String { handle += 1; return hex4(UInt16(truncatingIfNeeded: handle)) }
         func service(_ uuid: BLEUUID, _ chars: (String) -> [SimCharacteristic]) -> SimService {
-            let path = base + "/service" + hex4(next())
+            let path = base + "/service" + next()
             return SimService(AttributeID(path), uuid, chars(path))
         }
         func char(_ servicePath: String, _ uuid: BLEUUID, _ props: CharacteristicProperties, _ value: Bytes,
                   notify: NotifyBehaviour = .none, userDescription: String? = nil) -> SimCharacteristic {
-            let path = servicePath + "/char" + hex4(next())
+            let path = servicePath + "/char" + next()
             var descriptors: [GATTDescriptor] = []
             if props.canSubscribe {
-                descriptors.append(GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2902"))
+                descriptors.append(GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2902"))
             }
             var values: [AttributeID: Bytes] = [:]
             if let userDescription {
-                let d = GATTDescriptor(id: AttributeID(path + "/desc" + hex4(next())), uuid: "2901")
+                let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2901")
                 descriptors.append(d)
                 values[d.id] = Array(userDescription.utf8)
             }
@@ -154,7 +155,7 @@ enum DemoCatalog {
     /// `count` more anonymous devices, for benchmarks with a crowded room.
     static func crowd(_ count: Int, rng: inout SeededRandom) -> [SimDevice] {
         (0..<count).map { i in
-            let address = "02:00:" + hex4(i >> 16 & 0xFFFF).pairs() + ":" + hex4(i & 0xFFFF).pairs()
+            let address = "02:00:" + hex4(UInt16(truncatingIfNeeded: i >> 16)).pairs() + ":" + hex4(UInt16(truncatingIfNeeded: i)).pairs()
             return SimDevice(
                 address: address, name: i % 3 == 0 ? "Sensor \(i)" : nil, connectable: i % 2 == 0,
                 advertisement: Advertisement(manufacturerData: [UInt16(i % 7): [UInt8(i & 0xFF), 0x01]]),
@@ -176,11 +177,6 @@ enum DemoCatalog {
         lines.append("-- end of message --")
         return lines.joined(separator: "\n")
     }()
-}
-
-func hex4(_ v: Int) -> String {
-    let h = String(v, radix: 16)
-    return String(repeating: "0", count: max(0, 4 - h.count)) + h
 }
 
 extension String {
