@@ -23,13 +23,16 @@ let package = Package(
         .target(name: "DBus", dependencies: ["Explorer", "CDBus"]),
         // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
         .target(name: "BlueZ", dependencies: ["Explorer", "DBus"]),
-        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ"]),
+        // Actions over HTTP (Foundation's URLSession), for watch and the app's `a`.
+        .target(name: "WebHook", dependencies: ["Explorer"]),
+        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
         .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Explorer"]),
+        .testTarget(name: "WebHookTests", dependencies: ["Explorer", "WebHook"]),
         .testTarget(name: "DBusTests", dependencies: ["Explorer", "DBus"]),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,7 @@ import BlueZ
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 let loop = EventLoop()
+let secrets = Secrets.load(options.secrets)
 
 // The backend: the simulated world, or bluetoothd over D-Bus.
 let backend: Backend
@@ -18,7 +19,9 @@ if options.demo {
     simulated = sim
     backend = sim
     adapterName = sim.world.adapterName
+    if let path = options.demoControl { openDemoControl(path, loop: loop, sim: sim) }
 } else {
+    if options.demoControl != nil { fail("--demo-control needs --demo") }
     let bus: DBusConnection
     do {
         bus = try DBusConnection.open(address: options.bus, loop: loop)
@@ -37,6 +40,8 @@ var initial = AppState(now: Timestamp.now())
 initial.backendKind = backend.kind
 initial.recordingDefaultPath = options.record
 initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
+let regions = options.regions.regions.isEmpty && options.demo ? SimulatedBackend.demoRegions : options.regions.regions
+initial.presence = PresenceState(regions: regions, config: options.regions.config)
 let store = Store(state: initial)
 let runner = EffectRunner(store: store, backend: backend) { started in
     RecordingFormat.Header(started: started, backend: backend.kind,
@@ -44,17 +49,44 @@ let runner = EffectRunner(store: store, backend: backend) { started in
                            seed: options.demo ? options.seed : nil)
 }
 
-if let command = options.command {
+switch options.verb {
+case let .headless(command):
     if command == .benchIngest, bluez == nil { fail("bench-ingest measures the BlueZ backend: run it without --demo") }
     let headless = Headless(store: store, backend: backend, runner: runner, loop: loop, json: options.json, command: command)
     headless.processedCount = { bluez?.propertiesChangedCount ?? 0 }
     let code = headless.run(recordTo: options.record)
     connection?.close()
     exit(code)
+case let .watch(plan):
+    let missing = missingSecrets(plan.target, secrets)
+    guard missing.isEmpty else {
+        fail("no value for " + missing.map { "${\($0)}" }.joined(separator: ", ") + " (set it in the environment or --secrets FILE)")
+    }
+    let queue: ActionQueue
+    do { queue = try ActionQueue(path: plan.queuePath, capacity: plan.queueSize) } catch { fail(error.description) }
+    let delivery = ActionDelivery(queue: queue, sender: makeSender(plan.target, loop: loop, secrets: secrets), loop: loop)
+    let watch = Watch(store: store, backend: backend, runner: runner, loop: loop, plan: plan, json: options.json, delivery: delivery)
+    let code = watch.run(recordTo: options.record)
+    connection?.close()
+    exit(code)
+case let .monitor(plan):
+    let monitor = Monitor(store: store, backend: backend, runner: runner, loop: loop, flags: options.regions, plan: plan,
+                          json: options.json)
+    let code = monitor.run(recordTo: options.record)
+    connection?.close()
+    exit(code)
+case .app:
+    break
 }
 
 let terminal: Terminal
 do { terminal = try Terminal() } catch { fail("\(error)") }
+let hub = ActionHub(store: store, loop: loop, secrets: secrets)
+runner.onAttachAction = { cid, target in hub.attach(cid, target) }
+runner.onFireAction = { cid, event in hub.fire(cid, event) }
+runner.onRegionChanged = { t in
+    runRegionCommand(options.regions, t, loop: loop) { message, problem in store.send(.commandReported(message, problem: problem)) }
+}
 let app = TUIApp(store: store, backend: backend, runner: runner, loop: loop, terminal: terminal)
 app.onSignal = { sig in if sig == SIGUSR1 { simulated?.pressButton() } }
 let code = app.run(recordTo: options.record)

@@ -52,6 +52,10 @@ public enum Action: Equatable, Sendable {
     case recordingStarted(path: String)
     case recordingStopped
     case recordingFailed(String)
+    /// An attached action's event was queued, delivered, retried or dropped.
+    case actionReported(DeliveryReport)
+    /// A region's on-enter/on-exit command finished (or an action could not be set up).
+    case commandReported(String, problem: Bool)
 }
 
 /// What the reducer asks the outside world to do. Data, not calls: tests compare them.
@@ -59,5 +63,11 @@ public enum Effect: Equatable, Sendable {
     case backend(BackendCommand)
     case startRecording(path: String)
     case stopRecording
+    /// A region was entered or left: record it and run its command.
+    case regionChanged(RegionTransition)
+    /// Attach (or with nil, detach) an action to a characteristic.
+    case attachAction(CharacteristicID, ActionTarget?)
+    /// A notification on a characteristic with an action: deliver it.
+    case fireAction(CharacteristicID, FiredEvent)
     case quit
 }

@@ -8,6 +8,11 @@ enum BackendReducer {
             s.adapter = status
         case let .advertisementReceived(report):
             advertisement(&s, report, at: at)
+            if !s.presence.regions.isEmpty, let rssi = report.rssi,
+               case let .iBeacon(uuid, major, minor, _)? = s.peripherals[report.id]?.advertisement.beacon {
+                return s.presence.observe(address: report.address, uuid: uuid, major: major, minor: minor, rssi: rssi, at: at)
+                    .map { .regionChanged($0) }
+            }
         case let .rssiLost(id):
             s.peripherals[id]?.rssiStale = true
         case let .peripheralRemoved(id):
@@ -50,6 +55,10 @@ enum BackendReducer {
         case let .valueNotified(cid, bytes):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
             s.streams[cid]?.add(bytes, at: at)
+            if s.attachedActions[cid] != nil, let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }),
+               let (_, c) = p.characteristic(cid) {
+                return [.fireAction(cid, FiredEvent(at: at, address: p.address, uuid: c.uuid, bytes: bytes))]
+            }
         case let .scanFailed(error):
             s.scanWanted = false
             Reducer.fail(&s, "Scan failed: \(error)")

@@ -97,7 +97,7 @@ public enum Reducer {
         case .tick(let now):
             s.now = now
             expire(&s)
-            return []
+            return s.presence.tick(now).map { .regionChanged($0) }
         case .recordingStarted(let path):
             s.recording = .on(path: path)
             s.alert = Alert(.info, "Recording to \(path)", at: s.now)
@@ -109,6 +109,12 @@ public enum Reducer {
         case .recordingFailed(let message):
             s.recording = .off
             fail(&s, "Recording stopped: \(message)")
+            return []
+        case let .actionReported(report):
+            s.alert = Alert(report.isProblem ? .warning : .info, "Action " + report.text, at: s.now)
+            return []
+        case let .commandReported(message, problem):
+            s.alert = Alert(problem ? .warning : .info, message, at: s.now)
             return []
         }
     }

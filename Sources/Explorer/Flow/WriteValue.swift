@@ -34,9 +34,9 @@ public enum WriteValue {
     }
 }
 
-extension String {
+extension StringProtocol {
     func trimmingSpaces() -> String {
-        var s = Substring(self)
+        var s = String(self)[...]
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }
         return String(s)

@@ -114,6 +114,10 @@ public struct AppState: Equatable, Sendable {
     public var rssiFilterOn = false
     /// When the current scan started (the adapter began discovering).
     public var scanStartedAt: Timestamp?
+    /// iBeacon regions (`--region`) and whether each is inside.
+    public var presence = PresenceState()
+    /// Actions attached with `a`, fired on each notification of their characteristic.
+    public var attachedActions: [CharacteristicID: ActionTarget] = [:]
 
     /// A device not heard for this long is marked stale, and removed after `expireAfter`.
     public static let staleAfter = 10.0

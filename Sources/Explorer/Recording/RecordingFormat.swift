@@ -28,6 +28,12 @@ public enum RecordingFormat {
     /// The line for an action, or nil when the action is not a recorded event.
     /// `state` is the state after the action, used to name what paths point at.
     public static func line(for action: Action, state: AppState) -> String? {
+        if case let .actionReported(report) = action { return actionLine(report, at: state.now) }
+        if case let .commandReported(message, problem) = action {
+            var j = JSONLine()
+            j.string("t", state.now.iso8601); j.string("type", "command"); j.string("message", message); j.bool("problem", problem)
+            return j.finish()
+        }
         guard case let .backend(event, at) = action else { return nil }
         var j = JSONLine()
         j.string("t", at.iso8601)
@@ -104,6 +110,35 @@ public enum RecordingFormat {
             j.string("type", "error")
             j.string("context", "backend")
             error(&j, e)
+        }
+        return j.finish()
+    }
+
+    /// An iBeacon region entered or left.
+    public static func regionLine(_ t: RegionTransition) -> String {
+        var j = JSONLine()
+        j.string("t", t.at.iso8601); j.string("type", "region"); j.string("event", t.kind.rawValue); j.string("region", t.region)
+        if let b = t.beacon {
+            j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); j.int("rssi", b.rssi)
+        }
+        return j.finish()
+    }
+
+    /// What happened to an action's event (never a secret: reports carry none).
+    public static func actionLine(_ r: DeliveryReport, at: Timestamp) -> String {
+        var j = JSONLine()
+        j.string("t", at.iso8601); j.string("type", "action")
+        switch r {
+        case let .queued(seq, pending): j.int("seq", seq); j.string("outcome", "queued"); j.int("pending", pending)
+        case let .delivered(seq, attempt, detail):
+            j.int("seq", seq); j.string("outcome", "delivered"); j.int("attempt", attempt); j.string("detail", detail)
+        case let .retrying(seq, attempt, _, reason):
+            j.int("seq", seq); j.string("outcome", "retrying"); j.int("attempt", attempt); j.string("detail", reason)
+        case let .rejected(seq, reason): j.int("seq", seq); j.string("outcome", "rejected"); j.string("detail", reason)
+        case let .gaveUp(seq, attempts, reason):
+            j.int("seq", seq); j.string("outcome", "given-up"); j.int("attempt", attempts); j.string("detail", reason)
+        case let .dropped(seq, reason): j.int("seq", seq); j.string("outcome", "dropped"); j.string("detail", reason)
+        case let .failed(message): j.string("outcome", "failed"); j.string("detail", message)
         }
         return j.finish()
     }

@@ -7,6 +7,10 @@ public final class EffectRunner {
     private let header: (Timestamp) -> RecordingFormat.Header
     public private(set) var recorder: Recorder?
     public var onQuit: (@MainActor () -> Void)?
+    /// Regions and actions are carried out by the executable (commands, HTTP).
+    public var onRegionChanged: (@MainActor (RegionTransition) -> Void)?
+    public var onAttachAction: (@MainActor (CharacteristicID, ActionTarget?) -> Void)?
+    public var onFireAction: (@MainActor (CharacteristicID, FiredEvent) -> Void)?
 
     public init(store: Store, backend: Backend, header: @escaping (Timestamp) -> RecordingFormat.Header) {
         self.store = store
@@ -40,6 +44,13 @@ public final class EffectRunner {
             guard let r = recorder else { return }
             recorder = nil
             do { try r.close(); store.send(.recordingStopped) } catch { store.send(.recordingFailed(error.description)) }
+        case let .regionChanged(t):
+            recorder?.append(RecordingFormat.regionLine(t))
+            onRegionChanged?(t)
+        case let .attachAction(cid, target):
+            onAttachAction?(cid, target)
+        case let .fireAction(cid, event):
+            onFireAction?(cid, event)
         case .quit:
             onQuit?()
         }

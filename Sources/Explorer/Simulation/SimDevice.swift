@@ -76,6 +76,8 @@ final class SimDevice {
     let link: LinkBehaviour
     var connected = false
     var linkGeneration = 0
+    /// Scripted base RSSI by world time (nil: out of range), for beacons that move.
+    var rssiScript: ((Double) -> Double?)?
 
     init(address: String, name: String?, connectable: Bool, advertisement: Advertisement,
          advInterval: Double, baseRSSI: Double, phase: Double, services: [SimService],

@@ -33,6 +33,15 @@ public final class SimulatedBackend: Backend {
         pump()
     }
 
+    /// The region the demo watches when no --region is given: the porch beacon's.
+    public static var demoRegions: [Region] { DemoCatalog.demoRegions }
+
+    /// The demo iTag drops its link.
+    public func dropButtonLink() {
+        world.dropButtonLink(at: worldNow())
+        pump()
+    }
+
     public func shutdown() {
         if let timer { loop?.cancel(timer) }
         timer = nil

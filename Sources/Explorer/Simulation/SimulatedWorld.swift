@@ -16,6 +16,7 @@ public final class SimulatedWorld {
     public init(seed: UInt64, crowd: Int = 0) {
         rng = SeededRandom(seed: seed)
         var all = DemoCatalog.devices()
+        all += DemoCatalog.presenceDevices()
         all += DemoCatalog.crowd(crowd, rng: &rng)
         devices = all
         byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
@@ -125,14 +126,29 @@ public final class SimulatedWorld {
         emit(t, .valueNotified(c.id, [0x01]))
     }
 
+    /// The demo iTag ends the link, as iTags do now and then (on demand: the demo's
+    /// control FIFO, or a test).
+    public func dropButtonLink(at t: Double) {
+        now = max(now, t)
+        guard let d = devices.first(where: { $0.name == "Demo iTag" }), d.connected else { return }
+        _ = bumpLink(d)
+        dropLink(d, .remote, t)
+    }
+
     // MARK: Behaviour
 
     private func advertise(_ d: SimDevice, _ t: Double) {
         // BLE adds 0-10 ms of random delay to each advertising event.
         schedule(t + d.advInterval + rng.uniform(0, 0.01)) { [unowned self] t in self.advertise(d, t) }
         guard scanning, !d.connected, rng.uniform(0, 1) < 0.85 else { return }  // some reports are missed
-        let wave = 3 * sinApprox(t / 7 + d.phase)
-        let rssi = Int((d.baseRSSI + wave + rng.gaussian(2.5)).rounded())
+        let rssi: Int
+        if let script = d.rssiScript {
+            guard let base = script(t) else { return }
+            rssi = Int((base + rng.gaussian(1.5)).rounded())
+        } else {
+            let wave = 3 * sinApprox(t / 7 + d.phase)
+            rssi = Int((d.baseRSSI + wave + rng.gaussian(2.5)).rounded())
+        }
         emit(t, .advertisementReceived(AdvertisementReport(
             id: d.id, address: d.id.rawValue, name: d.name, rssi: max(-110, min(-20, rssi)),
             connectable: d.connectable, advertisement: d.advertisement)))
