@@ -20,8 +20,16 @@ enum CharacteristicScreen {
         }
         let descriptors = c.descriptors.map { d -> String in descriptor(d, c, s) }
         if !descriptors.isEmpty {
+            // Two lines at most: whole descriptors on the first, the rest below.
             x = g.put("Descriptors ", x: 1, y: 3, style: .dimmed)
-            g.put(descriptors.joined(separator: ", "), x: 1 + x, y: 3, maxWidth: g.width - x - 2)
+            let room = g.width - x - 2
+            var first: [String] = [], rest: [String] = []
+            for d in descriptors {
+                let line = (first + [d]).joined(separator: ", ")
+                if rest.isEmpty && (first.isEmpty || CellGrid.columns(of: line) <= room) { first.append(d) } else { rest.append(d) }
+            }
+            g.put(first.joined(separator: ", "), x: 1 + x, y: 3, maxWidth: room)
+            if !rest.isEmpty { g.put(rest.joined(separator: ", "), x: 1 + x, y: 4, maxWidth: room) }
         }
 
         let log = s.values[cid]

@@ -9,7 +9,9 @@ struct PresentationFormatTests {
     @Test func parsesSevenBytes() throws {
         let f = try #require(PresentationFormat(celsius))
         #expect(f == PresentationFormat(format: 0x0E, exponent: -2, unit: 0x272F, namespace: 1, description: 0))
-        #expect(f.summary == "sint16, exponent -2, °C (degree Celsius)")
+        #expect(f.summary == "sint16, exponent -2, °C")
+        #expect(PresentationFormat(format: 0x04, unit: 0x271D).summary == "uint8, refractive index")
+        #expect(PresentationFormat(format: 0x04, unit: 0x2799).summary == "uint8, unit 0x2799")
         #expect(PresentationFormat(Array(celsius.prefix(6))) == nil)
         #expect(PresentationFormat(celsius + [0]) == nil)
     }

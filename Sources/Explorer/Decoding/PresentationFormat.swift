@@ -36,13 +36,13 @@ public struct PresentationFormat: Equatable, Sendable {
 
     public var formatName: String { Self.formats[format]?.name ?? "format 0x" + hex([format]) }
 
-    /// "sint16, exponent -2, °C (degree Celsius)" for the descriptor line.
+    /// "sint16, exponent -2, °C" for the descriptor line.
     public var summary: String {
         var parts = [formatName]
         if exponent != 0 { parts.append("exponent \(exponent)") }
         if let name = AssignedNumbers.unitName(unit), unit != 0x2700 {
             let symbol = AssignedNumbers.unitSymbol(unit) ?? ""
-            parts.append(symbol.isEmpty ? name : "\(symbol) (\(name))")
+            parts.append(symbol.isEmpty ? name : symbol)
         } else if unit != 0x2700 {
             parts.append("unit 0x" + hex4(unit).uppercased())
         }
