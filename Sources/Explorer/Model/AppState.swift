@@ -101,6 +101,9 @@ public struct AppState: Equatable, Sendable {
     public var valueFormats: [CharacteristicID: ValueFormat] = [:]
     /// Characteristics shown as reassembled messages (`m`), with their assembly so far.
     public var streams: [CharacteristicID: StreamAssembly] = [:]
+    /// The end marker a new message view (`m`) reassembles up to ("EOM" unless set, e.g.
+    /// from the command line). Empty: never complete, everything stays partial.
+    public var streamMarker: Bytes = Array("EOM".utf8)
     public var input: InputLine?
     public var alert: Alert?
     public var lastError: String?
