@@ -114,12 +114,12 @@ public enum ValueDecoder {
         return parts.joined(separator: ", ")
     }
 
-    /// Printable UTF-8, with `·` for what is not.
+    /// Printable UTF-8, with `·` for what is not (invalid bytes, and what TerminalSafe
+    /// would replace: control characters, bidi overrides).
     public static func printableText(_ b: Bytes) -> String {
         var out = ""
         for scalar in String(decoding: b, as: UTF8.self).unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                || scalar == "\u{FFFD}" {
+            if TerminalSafe.isUnsafe(scalar) || scalar == "\u{FFFD}" {
                 out += "·"
             } else {
                 out.unicodeScalars.append(scalar)
