@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Explorer
 
@@ -33,8 +34,10 @@ struct UntrustedInputTests {
 
     @Test func randomBytes() {
         var rng = SeededRandom(seed: 0x5EED)
-        for round in 0..<3000 {
-            let n = round < 2900 ? Int(rng.next() % 48) : Int(rng.next() % 700)
+        // Kept small: this shares the process with timing tests (the D-Bus idle CPU check);
+        // scripts/fuzz goes deep.
+        for round in 0..<600 {
+            let n = round < 590 ? Int(rng.next() % 48) : Int(rng.next() % 700)
             var b = Bytes((0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
             // Half the time start like a real format so the deeper branches run.
             if round % 2 == 0, let example = Self.examples.randomElement(using: &rng) {
@@ -51,6 +54,18 @@ struct UntrustedInputTests {
                 Self.expectSafe(UntrustedInput.texts(cut), cut)
                 Self.expectSafe(UntrustedInput.texts(cut + [0xFF, 0x1B, 0x00]), cut)
             }
+        }
+    }
+
+    /// The fuzz corpus kept in the repo (seeds and what scripts/fuzz merged) stays clean.
+    @Test func fuzzCorpusReplays() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
+        let files = try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
+        #expect(files.count >= 18)
+        for file in files {
+            let b = Bytes(try Data(contentsOf: file))
+            Self.expectSafe(UntrustedInput.texts(b), b)
         }
     }
 
