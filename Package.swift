@@ -28,6 +28,9 @@ let package = Package(
         .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
+        // libFuzzer target for every parser of untrusted bytes (scripts/fuzz builds it with
+        // -sanitize=fuzzer -DFUZZING); in the normal build, a corpus replayer.
+        .executableTarget(name: "FuzzDecoders", dependencies: ["Explorer"]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
         .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ"]),

@@ -18,14 +18,18 @@ enum CharacteristicScreen {
             x += g.put("   Notify ", x: 1 + x, y: 2, style: .dimmed)
             g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
         }
-        let descriptors = c.descriptors.map { d -> String in
-            let name = AssignedNumbers.descriptorName(d.uuid) ?? d.uuid.description
-            guard let v = s.descriptorValues[d.id] else { return name }
-            return d.uuid == "2901" ? "\(name) “\(String(decoding: v, as: UTF8.self))”" : "\(name) \(hex(v))"
-        }
+        let descriptors = c.descriptors.map { d -> String in descriptor(d, c, s) }
         if !descriptors.isEmpty {
+            // Two lines at most: whole descriptors on the first, the rest below.
             x = g.put("Descriptors ", x: 1, y: 3, style: .dimmed)
-            g.put(descriptors.joined(separator: ", "), x: 1 + x, y: 3, maxWidth: g.width - x - 2)
+            let room = g.width - x - 2
+            var first: [String] = [], rest: [String] = []
+            for d in descriptors {
+                let line = (first + [d]).joined(separator: ", ")
+                if rest.isEmpty && (first.isEmpty || CellGrid.columns(of: line) <= room) { first.append(d) } else { rest.append(d) }
+            }
+            g.put(first.joined(separator: ", "), x: 1 + x, y: 3, maxWidth: room)
+            if !rest.isEmpty { g.put(rest.joined(separator: ", "), x: 1 + x, y: 4, maxWidth: room) }
         }
 
         let log = s.values[cid]
@@ -39,7 +43,7 @@ enum CharacteristicScreen {
             let format = s.valueFormats[cid] ?? .decoded
             if format == .decoded {
                 g.put("Decoded", x: 1, y: 7, style: .dimmed)
-                g.put(ValueDecoder.decode(c.uuid, latest.bytes) ?? "—", x: 1 + labelW, y: 7, style: .good,
+                g.put(s.decoded(c, latest.bytes) ?? "—", x: 1 + labelW, y: 7, style: .good,
                       maxWidth: g.width - labelW - 2)
             } else {
                 g.put("As", x: 1, y: 7, style: .dimmed)
@@ -50,7 +54,7 @@ enum CharacteristicScreen {
             let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)"
             let mx = g.put(meta, x: 1 + labelW, y: 8, style: .dimmed)
             // A sparkline of the numbers a known characteristic carries (heart rate, battery, ...).
-            let numbers = (log?.history ?? []).suffix(48).compactMap { ValueDecoder.number(c.uuid, $0.bytes) }
+            let numbers = (log?.history ?? []).suffix(48).compactMap { s.number(c, $0.bytes) }
             if numbers.count >= 2 {
                 g.put("  " + sparkline(numbers), x: 1 + labelW + mx, y: 8, style: .accent,
                       maxWidth: max(0, g.width - labelW - mx - 3))
@@ -81,9 +85,25 @@ enum CharacteristicScreen {
             hx += g.put("  " + fit(hex(e.bytes), hexW), x: 1 + hx, y: y)
             let format = s.valueFormats[cid] ?? .decoded
             let meaning = format == .decoded
-                ? ValueDecoder.decode(c.uuid, e.bytes) ?? "\"" + ValueDecoder.printableText(e.bytes) + "\""
+                ? s.decoded(c, e.bytes) ?? "\"" + ValueDecoder.printableText(e.bytes) + "\""
                 : format.render(e.bytes, uuid: c.uuid)
             g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
+        }
+    }
+
+    /// One descriptor: its name and what it says. The CCCD (0x2902) shows whether
+    /// notifications are on (BlueZ writes it for us; reading it back would race).
+    static func descriptor(_ d: GATTDescriptor, _ c: GATTCharacteristic, _ s: AppState) -> String {
+        let name = AssignedNumbers.descriptorName(d.uuid) ?? d.uuid.description
+        if d.uuid == "2902" {
+            let kind = c.properties.contains(.notify) ? "notifications" : "indications"
+            return "\(name): \(s.subscriptions.contains(c.id) ? kind + " on" : "off")"
+        }
+        guard let v = s.descriptorValues[d.id] else { return name }
+        switch d.uuid {
+        case "2901": return "\(name) “\(ValueDecoder.printableText(v))”"
+        case "2904": return PresentationFormat(v).map { "\(name): \($0.summary)" } ?? "\(name) (malformed: \(hex(v)))"
+        default: return "\(name) \(hex(v))"
         }
     }
 

@@ -50,7 +50,9 @@ enum DetailsScreen {
             row("Service data", "\(u)\(name): \(hex(adv.serviceData[u]!))")
         }
         if let t = adv.txPower { row("TX power", "\(t) dBm") }
-        if let a = adv.appearance { row("Appearance", ScanScreen.format4(a) + " (\(a))") }
+        if let a = adv.appearance {
+            row("Appearance", ScanScreen.format4(a) + (AssignedNumbers.appearanceName(a).map { " " + $0 } ?? " (\(a))"))
+        }
         if let b = adv.beacon {
             switch b {
             case let .iBeacon(uuid, major, minor, power):
@@ -65,6 +67,15 @@ enum DetailsScreen {
             case let .eddystoneTLM(mv, temp, count, uptime):
                 let t = temp.map { "\(formatFixed($0, 2)) °C" } ?? "no temperature"
                 row("Eddystone-TLM", "battery \(mv) mV, \(t), \(count) frames, up \(formatFixed(Double(uptime) / 10, 1)) s", .good)
+            case let .eddystoneEID(eid, tx):
+                row("Eddystone-EID", "ephemeral ID \(hex(eid, separator: "")), tx \(tx) dBm at 0 m", .good)
+            case let .altBeacon(company, id1, id2, id3, rssi, reserved):
+                row("AltBeacon", "ID1 \(id1.canonical.uppercased())", .good)
+                var line = "ID2 \(id2), ID3 \(id3), reference RSSI \(rssi) dBm"
+                if let r = p.rssi { line += ", about \(formatFixed(Beacon.distance(rssi: r, measuredPower: rssi), 1)) m" }
+                row("", line, .good)
+                let by = AssignedNumbers.companyName(company) ?? ScanScreen.format4(company)
+                row("", "by \(by), manufacturer byte 0x\(hex([reserved]))", .good)
             case let .malformed(kind):
                 row(kind, "malformed: too short or invalid", .warning)
             }

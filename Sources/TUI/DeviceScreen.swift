@@ -40,7 +40,7 @@ enum DeviceScreen {
                 cx += g.put(c.properties.short, x: cx, y: y, style: .dimmed)
                 if s.subscriptions.contains(c.id) { cx += g.put("  ● live", x: cx, y: y, style: .good) }
                 if let v = s.values[c.id]?.latest {
-                    let text = ValueDecoder.decode(c.uuid, v.bytes) ?? hex(v.bytes)
+                    let text = s.decoded(c, v.bytes) ?? hex(v.bytes)
                     g.put("  " + text, x: cx, y: y, maxWidth: max(0, g.width - cx - 1))
                 }
             }

@@ -94,11 +94,12 @@ enum ScanScreen {
         }
         let adv = p.advertisement
         var parts: [String] = []
-        if let b = adv.beacon { parts.append(b.summary) }
-        for k in adv.manufacturerData.keys.sorted() where !(k == 0x004C && adv.beacon != nil) {
+        let beacon = adv.beacon
+        if let b = beacon { parts.append(b.summary) }
+        for k in adv.manufacturerData.keys.sorted() where k != beacon?.carrier {
             parts.append(AssignedNumbers.companyName(k) ?? String(format4(k)))
         }
-        let services = adv.serviceUUIDs.filter { !($0 == "FEAA" && adv.beacon != nil) }
+        let services = adv.serviceUUIDs.filter { !($0 == "FEAA" && beacon != nil) }
         parts += services.map { AssignedNumbers.serviceName($0) ?? $0.description }
         if let tx = adv.txPower { parts.append("tx \(tx) dBm") }
         if !p.connectable { parts.append("non-connectable") }

@@ -293,6 +293,33 @@ struct KeymapTests {
 
 @Suite("Reducer: scan filters")
 struct ScanFilterTests {
+    /// Service UUIDs match in any whole form, and from service data as well as the list.
+    @Test func filterByServiceUUID() {
+        var s = Fixture.scanning()
+        let eddystone = PeripheralID("C3:7A:22:10:9B:01")
+        Fixture.apply(&s, Fixture.report(eddystone, name: nil, rssi: -80, connectable: false,
+                                         adv: Advertisement(serviceData: ["FEAA": [0x10, 0xEB, 0x03, 0x61, 0x07]])), after: 1)
+        for needle in ["180d", "0x180d", "0000180d-0000-1000-8000-00805f9b34fb", "0000180d"] {
+            s.scan.filter = needle
+            #expect(ScanQuery.ids(s) == [Fixture.hrm], "\(needle)")
+        }
+        s.scan.filter = "0xfeaa"
+        #expect(ScanQuery.ids(s) == [eddystone])
+        s.scan.filter = "eddystone"
+        #expect(ScanQuery.ids(s) == [eddystone])
+    }
+
+    @Test func sortByFirstAndLastSeen() {
+        var s = Fixture.scanning()   // all three first heard at t0
+        let late = PeripheralID("AA:00:00:00:00:01")
+        Fixture.apply(&s, Fixture.report(late, name: "Late", rssi: -90), after: 5)
+        Fixture.apply(&s, Fixture.report(Fixture.itag, name: "Demo iTag", rssi: -60), after: 1)
+        s.scan.sort = .firstSeen
+        #expect(ScanQuery.ids(s) == [Fixture.beacon, Fixture.hrm, Fixture.itag, late])   // ties by address
+        s.scan.sort = .lastSeen
+        #expect(ScanQuery.ids(s).prefix(2) == [Fixture.itag, late])
+    }
+
     @Test func connectableUnnamedAndRSSIFloor() {
         var s = Fixture.scanning()   // HRM -50 named, iTag -60 named, beacon -70 unnamed non-connectable
         _ = Reducer.reduce(&s, .connectableOnlyToggled)

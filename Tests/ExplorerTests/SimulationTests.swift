@@ -28,12 +28,52 @@ struct SimulationTests {
         w.handle(.startScan, at: 0)
         _ = Self.run(w, &s, to: 5)
         let names = Set(s.peripherals.values.compactMap(\.name))
-        for n in ["Demo iTag", "Demo HRM", "Demo Thermo", "Demo Stream", "Demo Flaky"] { #expect(names.contains(n)) }
+        for n in ["Demo iTag", "Demo HRM", "Demo Thermo", "Demo Stream", "Demo Flaky", "Demo Bike"] { #expect(names.contains(n)) }
         #expect(names.contains(DemoCatalog.evilName))
         let beacons = s.peripherals.values.compactMap(\.advertisement.beacon)
         #expect(beacons.contains { if case .iBeacon = $0 { return true }; return false })
         #expect(beacons.contains(.eddystoneURL(url: "https://example.com", txPower: -21)))
+        #expect(beacons.contains { if case .altBeacon(0x0118, DemoCatalog.altBeaconID, 7, 12, -60, 0) = $0 { return true }; return false })
+        #expect(beacons.contains { if case .eddystoneEID(_, -16) = $0 { return true }; return false })
         #expect(s.peripherals.values.filter { !$0.connectable }.count >= 2)
+    }
+
+    /// The bike: descriptors read on connect, its vendor value shown by its 0x2904, CSC and
+    /// Temperature Measurement notifications that stay decodable as they change.
+    @Test func demoBikeDecodesEverything() {
+        let w = SimulatedWorld(seed: 5)
+        var s = AppState(now: Fixture.t0)
+        let bike = PeripheralID("C8:2B:96:0E:51:3A")
+        func feed(_ effects: [Effect], at t: Double) {
+            for e in effects { if case let .backend(c) = e { w.handle(c, at: t) } }
+        }
+        func run(to t: Double) {
+            // Effects go back to the world at the time of the event that caused them.
+            for (at, e) in w.advance(to: t) { feed(Reducer.reduce(&s, .backend(e, at: Fixture.t0 + at)), at: at) }
+        }
+        w.handle(.startScan, at: 0)
+        run(to: 2)
+        s.scan.cursor = bike
+        feed(Reducer.reduce(&s, .rowActivated), at: 2)
+        run(to: 5)
+        run(to: 5.5)   // the descriptor reads the resolved services asked for
+        let chars = s.peripherals[bike]!.services!.flatMap(\.characteristics)
+        let vendor = chars.first { $0.uuid == DemoCatalog.bikeVendorCharacteristic }!
+        #expect(s.presentationFormat(vendor) == PresentationFormat(DemoCatalog.celsiusFormat))
+        #expect(s.userDescription(vendor) == "Motor temperature")
+        #expect(s.decoded(vendor, [0x29, 0x09]) == "23.45 °C")
+        for uuid: BLEUUID in ["2A5B", "2A1C", DemoCatalog.bikeVendorCharacteristic] {
+            w.handle(.setNotify(bike, chars.first { $0.uuid == uuid }!.id, true), at: 5)
+        }
+        run(to: 12)
+        for uuid: BLEUUID in ["2A5B", "2A1C", DemoCatalog.bikeVendorCharacteristic] {
+            let c = chars.first { $0.uuid == uuid }!
+            let history = s.values[c.id]?.history ?? []
+            #expect(history.count >= 2, "\(uuid)")
+            for v in history { #expect(!(s.decoded(c, v.bytes) ?? "malformed").contains("malformed"), "\(uuid) \(hex(v.bytes))") }
+        }
+        let csc = chars.first { $0.uuid == "2A5B" }!
+        #expect(s.decoded(csc, s.values[csc.id]!.latest!.bytes)!.hasPrefix("wheel 10"))
     }
 
     @Test func noAdvertisementsWhileScanIsOff() {

@@ -31,6 +31,21 @@ struct StreamAssemblyTests {
         #expect(a.messages.last?.bytes == Array("m99".utf8))
     }
 
+    @Test func markerComesFromState() {
+        var s = Fixture.connectedHRM()
+        s.route = .characteristic(Fixture.hrm, Fixture.hrmChar)
+        _ = Reducer.reduce(&s, .messageViewToggled)
+        #expect(s.streams[Fixture.hrmChar]?.marker == Array("EOM".utf8))
+        _ = Reducer.reduce(&s, .messageViewToggled)
+        s.streamMarker = Array("\r\n".utf8)
+        _ = Reducer.reduce(&s, .messageViewToggled)
+        var a = s.streams[Fixture.hrmChar]!
+        a.add(Array("line one\r\n".utf8), at: Timestamp(1))
+        a.add(Array("EOM".utf8), at: Timestamp(2))
+        #expect(a.messages.map(\.bytes) == [Array("line one".utf8)])
+        #expect(a.partial == Array("EOM".utf8))
+    }
+
     @Test func demoStreamInTheMessageView() {
         let w = SimulatedWorld(seed: 9)
         var s = AppState(now: Timestamp(0))

@@ -133,7 +133,7 @@ struct ScreenTests {
             " bleexplr │ Scan › Demo HRM › Heart Rate Measurement",
             " Heart Rate Measurement  2A37",
             " Service Heart Rate (180D)   Properties notify   Notify on",
-            " Descriptors Client Characteristic Configuration",
+            " Descriptors Client Characteristic Configuration: notifications on",
             "",
             " Value    16 4b 00 04",
             " Text     \"·K··\"",

@@ -1,56 +1,105 @@
-/// Names for UUIDs and company identifiers. One table, looked up by normalised UUID.
-/// (The full Bluetooth SIG assigned-numbers table replaces this seed list in its own issue.)
+/// Names for UUIDs, units, appearance values and company identifiers, looked up by
+/// normalised UUID (`180D`, `0x180D` and `0000180d-0000-1000-8000-00805f9b34fb` are one
+/// key). The rows live in one data file, `AssignedNumbersData`; this parses them once.
 public enum AssignedNumbers {
     public static func serviceName(_ uuid: BLEUUID) -> String? { services[uuid] }
     public static func characteristicName(_ uuid: BLEUUID) -> String? { characteristics[uuid] }
     public static func descriptorName(_ uuid: BLEUUID) -> String? { descriptors[uuid] }
-    public static func companyName(_ id: UInt16) -> String? { companies[id] }
+
+    /// The company's name as shown in narrow columns: the SIG's legal name without its
+    /// legal form or notes ("Apple, Inc." -> "Apple", "Nordic Semiconductor ASA" -> "Nordic
+    /// Semiconductor").
+    public static func companyName(_ id: UInt16) -> String? { companies[id].map(shortCompanyName) }
+    /// The name exactly as the SIG lists it.
+    public static func companyLegalName(_ id: UInt16) -> String? { companies[id] }
 
     /// Any kind of attribute: services, characteristics, descriptors.
     public static func name(_ uuid: BLEUUID) -> String? {
         services[uuid] ?? characteristics[uuid] ?? descriptors[uuid]
     }
 
-    static func table(_ rows: [(String, String)]) -> [BLEUUID: String] {
-        Dictionary(rows.map { (BLEUUID($0.0)!, $0.1) }, uniquingKeysWith: { a, _ in a })
+    /// A unit from a Presentation Format descriptor (0x2904), e.g. 0x272F.
+    public static func unitName(_ id: UInt16) -> String? { units[id]?.name }
+    /// Its symbol ("°C"); empty for unitless.
+    public static func unitSymbol(_ id: UInt16) -> String? { units[id]?.symbol }
+
+    /// GAP Appearance (0x2A01, advertising type 0x19): "Heart Rate Sensor: Heart Rate Belt".
+    /// Category in the upper 10 bits, subcategory in the lower 6.
+    public static func appearanceName(_ value: UInt16) -> String? {
+        guard let category = appearances[value & 0xFFC0] else { return nil }
+        let sub = value & 0x3F
+        guard sub != 0 else { return category }
+        return category + ": " + (appearances[value] ?? "subcategory \(sub)")
     }
 
-    static let services = table([
-        ("1800", "Generic Access"), ("1801", "Generic Attribute"), ("1802", "Immediate Alert"),
-        ("1803", "Link Loss"), ("1804", "Tx Power"), ("1805", "Current Time"),
-        ("1809", "Health Thermometer"), ("180A", "Device Information"), ("180D", "Heart Rate"),
-        ("180F", "Battery"), ("1812", "Human Interface Device"), ("1814", "Running Speed and Cadence"),
-        ("1816", "Cycling Speed and Cadence"), ("181A", "Environmental Sensing"),
-        ("FEAA", "Eddystone"), ("FFE0", "iTag Button"),
-        ("6E400001-B5A3-F393-E0A9-E50E24DCCA9E", "Nordic UART"),
-        ("E20A39F4-73F5-4BC4-A12F-17D1AD07A961", "BTLE Transfer (Apple sample)"),
-    ])
+    static let services = uuidTable(AssignedNumbersData.services)
+    static let characteristics = uuidTable(AssignedNumbersData.characteristics)
+    static let descriptors = uuidTable(AssignedNumbersData.descriptors)
+    static let companies = numberTable(AssignedNumbersData.companies)
+    static let appearances = numberTable(AssignedNumbersData.appearances)
+    static let units: [UInt16: (name: String, symbol: String)] = numberTable(AssignedNumbersData.units).mapValues { row in
+        let parts = row.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+    }
 
-    static let characteristics = table([
-        ("2A00", "Device Name"), ("2A01", "Appearance"), ("2A04", "Peripheral Preferred Connection Parameters"),
-        ("2A05", "Service Changed"), ("2A06", "Alert Level"), ("2A07", "Tx Power Level"),
-        ("2A19", "Battery Level"), ("2A1C", "Temperature Measurement"), ("2A23", "System ID"),
-        ("2A24", "Model Number String"), ("2A25", "Serial Number String"),
-        ("2A26", "Firmware Revision String"), ("2A27", "Hardware Revision String"),
-        ("2A28", "Software Revision String"), ("2A29", "Manufacturer Name String"),
-        ("2A2B", "Current Time"), ("2A37", "Heart Rate Measurement"), ("2A38", "Body Sensor Location"),
-        ("2A39", "Heart Rate Control Point"), ("2A6D", "Pressure"), ("2A6E", "Temperature"),
-        ("2A6F", "Humidity"), ("2A50", "PnP ID"), ("2B29", "Client Supported Features"),
-        ("2B2A", "Database Hash"), ("2B3A", "Server Supported Features"), ("FFE1", "iTag Button Press"),
-        ("6E400002-B5A3-F393-E0A9-E50E24DCCA9E", "Nordic UART RX"),
-        ("6E400003-B5A3-F393-E0A9-E50E24DCCA9E", "Nordic UART TX"),
-        ("08590F7E-DB05-467E-8757-72F6FAEB13D4", "BTLE Transfer Data (Apple sample)"),
-    ])
+    /// `KEY NAME` rows. Keys that fail to parse or repeat are reported by `problems`.
+    static func rows(_ text: String) -> [(key: Substring, name: String)] {
+        text.split(separator: "\n").compactMap { line in
+            guard let space = line.firstIndex(of: " ") else { return nil }
+            return (line[..<space], String(line[line.index(after: space)...]))
+        }
+    }
 
-    static let descriptors = table([
-        ("2900", "Characteristic Extended Properties"), ("2901", "Characteristic User Description"),
-        ("2902", "Client Characteristic Configuration"), ("2903", "Server Characteristic Configuration"),
-        ("2904", "Characteristic Presentation Format"),
-    ])
+    static func uuidTable(_ text: String) -> [BLEUUID: String] {
+        Dictionary(rows(text).compactMap { r in BLEUUID(String(r.key)).map { ($0, r.name) } },
+                   uniquingKeysWith: { a, _ in a })
+    }
 
-    static let companies: [UInt16: String] = [
-        0x0006: "Microsoft", 0x000F: "Broadcom", 0x004C: "Apple", 0x0059: "Nordic Semiconductor",
-        0x0075: "Samsung", 0x0087: "Garmin", 0x00E0: "Google", 0x0118: "Radius Networks",
-        0x02E5: "Espressif", 0x0157: "Anhui Huami", 0x038F: "Xiaomi",
+    static func numberTable(_ text: String) -> [UInt16: String] {
+        Dictionary(rows(text).compactMap { r in UInt16(r.key, radix: 16).map { ($0, r.name) } },
+                   uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Rows of the data file that do not parse or repeat a key (a test keeps this empty).
+    static func problems() -> [String] {
+        var out: [String] = []
+        let all = [("services", AssignedNumbersData.services, true), ("characteristics", AssignedNumbersData.characteristics, true),
+                   ("descriptors", AssignedNumbersData.descriptors, true), ("units", AssignedNumbersData.units, false),
+                   ("appearances", AssignedNumbersData.appearances, false), ("companies", AssignedNumbersData.companies, false)]
+        for (table, text, isUUID) in all {
+            var seen = Set<String>()
+            let lines = text.split(separator: "\n")
+            if rows(text).count != lines.count { out.append("\(table): a row without a name") }
+            for r in rows(text) {
+                let key = isUUID ? BLEUUID(String(r.key))?.canonical : UInt16(r.key, radix: 16).map { String($0) }
+                guard let key else { out.append("\(table): bad key \(r.key)"); continue }
+                if !seen.insert(key).inserted { out.append("\(table): duplicate \(r.key)") }
+                if r.name.isEmpty { out.append("\(table): empty name for \(r.key)") }
+            }
+        }
+        return out
+    }
+
+    static let legalSuffixes = [
+        ",", ".", " Inc", " Incorporated", " Corp", " Corporation", " Co", " Ltd", " LTD", " Limited", " LIMITED",
+        " LLC", " GmbH", " AG", " ASA", " A/S", " AB", " Oy", " OY", " SA", " S.A.S", " SAS", " BV", " B.V", " SE",
+        " S.L", " S.p.A", " S.P.A", " a.s", " s.r.o", " Pty", " ApS", " srl", " CORPORATION", " CO", " KG", " &",
     ]
+
+    /// Drops a trailing legal form ("Inc.", "Co., Ltd.") and a parenthesised note.
+    static func shortCompanyName(_ legal: String) -> String {
+        var s = Substring(legal)
+        if let paren = s.firstIndex(of: "("), paren > s.startIndex { s = s[..<paren] }
+        s = s.drop(while: { $0 == " " })
+        var changed = true
+        while changed {
+            changed = false
+            while s.last == " " { s.removeLast() }
+            for suffix in legalSuffixes where s.hasSuffix(suffix) && s.count > suffix.count + 1 {
+                s.removeLast(suffix.count)
+                changed = true
+            }
+        }
+        return s.isEmpty ? legal : String(s)
+    }
 }

@@ -29,7 +29,16 @@ public enum ValueDecoder {
             guard b.count == 1 else { return malformed("Tx Power Level", b) }
             return "\(Int8(bitPattern: b[0])) dBm"
         case 0x2A00, 0x2A24...0x2A29:
-            return "\"\(String(decoding: b, as: UTF8.self))\""
+            return "\"" + printableText(b) + "\""
+        case 0x2A01: return appearance(b)
+        case 0x2A1C: return temperatureMeasurement(b)
+        case 0x2A1D:
+            guard b.count == 1 else { return malformed("Temperature Type", b) }
+            return temperatureType(b[0])
+        case 0x2A2B: return currentTime(b)
+        case 0x2A53: return rscMeasurement(b)
+        case 0x2A5B: return cscMeasurement(b)
+        case 0x2A6D: return pressure(b)
         case 0xFFE1:
             return b.isEmpty ? "press" : "press (\(hex(b)))"
         default:
@@ -53,6 +62,20 @@ public enum ValueDecoder {
             guard b.count == 2, le16(b, 0) != 0xFFFF else { return nil }
             return Double(le16(b, 0)) / 100
         case 0x2A07?: return b.count == 1 ? Double(Int8(bitPattern: b[0])) : nil
+        case 0x2A6D?: return b.count == 4 ? Double(le32(b, 0)) / 10 : nil
+        case 0x2A1C?:
+            // The FLOAT's mantissa and exponent, unless it is one of the special values.
+            guard b.count >= 5 else { return nil }
+            let raw = le32(b, 1)
+            var mantissa = Int(raw & 0x00FF_FFFF)
+            guard !(0x007F_FFFE...0x0080_0002).contains(mantissa) else { return nil }
+            if mantissa >= 0x0080_0000 { mantissa -= 0x0100_0000 }
+            let exponent = Int(Int8(bitPattern: UInt8(raw >> 24)))
+            guard abs(exponent) <= 30 else { return nil }
+            var scale = 1.0
+            for _ in 0..<abs(exponent) { scale *= 10 }
+            return exponent < 0 ? Double(mantissa) / scale : Double(mantissa) * scale
+        case 0x2A53?: return b.count >= 4 ? Double(le16(b, 1)) / 256 : nil
         default: return nil
         }
     }
@@ -91,12 +114,12 @@ public enum ValueDecoder {
         return parts.joined(separator: ", ")
     }
 
-    /// Printable UTF-8, with `·` for what is not.
+    /// Printable UTF-8, with `·` for what is not (invalid bytes, and what TerminalSafe
+    /// would replace: control characters, bidi overrides).
     public static func printableText(_ b: Bytes) -> String {
         var out = ""
         for scalar in String(decoding: b, as: UTF8.self).unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                || scalar == "\u{FFFD}" {
+            if TerminalSafe.isUnsafe(scalar) || scalar == "\u{FFFD}" {
                 out += "·"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -76,7 +76,7 @@ public enum Reducer {
             return []
         case .messageViewToggled:
             guard let (_, c) = openCharacteristic(s) else { return [] }
-            if s.streams.removeValue(forKey: c.id) == nil { s.streams[c.id] = StreamAssembly() }
+            if s.streams.removeValue(forKey: c.id) == nil { s.streams[c.id] = StreamAssembly(marker: s.streamMarker) }
             return []
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }

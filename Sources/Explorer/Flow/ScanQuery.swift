@@ -49,12 +49,15 @@ public enum ScanQuery {
         }
     }
 
-    /// Filter text matches the name, the address, an advertised service UUID (short or
-    /// long form, or its standard name) or the company of manufacturer data.
+    /// Filter text matches the name, the address, a service UUID advertised in the list or
+    /// with service data (part of the short or long form, any whole form such as `0x180D`,
+    /// or its standard name) or the company of manufacturer data.
     static func matches(_ p: Peripheral, _ needle: String) -> Bool {
         if let n = p.name, n.lowercased().contains(needle) { return true }
         if p.address.lowercased().contains(needle) { return true }
-        for u in p.advertisement.serviceUUIDs {
+        let uuids = p.advertisement.serviceUUIDs + p.advertisement.serviceData.keys
+        if let whole = BLEUUID(needle), uuids.contains(whole) { return true }
+        for u in uuids {
             if u.canonical.contains(needle) || u.description.lowercased().contains(needle) { return true }
             if let name = AssignedNumbers.serviceName(u), name.lowercased().contains(needle) { return true }
         }

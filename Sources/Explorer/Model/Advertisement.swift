@@ -46,6 +46,12 @@ public enum Beacon: Equatable, Sendable {
     case eddystoneUID(namespace: Bytes, instance: Bytes, txPower: Int)
     case eddystoneURL(url: String, txPower: Int)
     case eddystoneTLM(batteryMillivolts: Int, temperature: Double?, advCount: UInt32, uptimeTenths: UInt32)
+    /// Ephemeral ID: 8 bytes that rotate; only the owner's resolver knows whose it is.
+    case eddystoneEID(eid: Bytes, txPower: Int)
+    /// AltBeacon (Radius Networks' open format): manufacturer data of any company, beacon
+    /// code 0xBEAC, a 20-byte ID (shown as a UUID and two 16-bit numbers, as the
+    /// reference library does), reference RSSI at 1 m, one byte for the manufacturer.
+    case altBeacon(company: UInt16, id1: BLEUUID, id2: UInt16, id3: UInt16, referenceRSSI: Int, reserved: UInt8)
     case malformed(kind: String)
 
     static let eddystoneService: BLEUUID = "FEAA"
@@ -56,6 +62,12 @@ public enum Beacon: Equatable, Sendable {
             let uuid = BLEUUID(bigEndianBytes: apple[2..<18])
             return .iBeacon(uuid: uuid, major: be16(apple, 18), minor: be16(apple, 20),
                             measuredPower: Int(Int8(bitPattern: apple[22])))
+        }
+        for company in adv.manufacturerData.keys.sorted() {
+            guard let d = adv.manufacturerData[company], d.count >= 2, d[0] == 0xBE, d[1] == 0xAC else { continue }
+            guard d.count >= 24 else { return .malformed(kind: "AltBeacon") }
+            return .altBeacon(company: company, id1: BLEUUID(bigEndianBytes: d[2..<18]), id2: be16(d, 18),
+                              id3: be16(d, 20), referenceRSSI: Int(Int8(bitPattern: d[22])), reserved: d[23])
         }
         if let ed = adv.serviceData[eddystoneService], let frame = ed.first {
             switch frame {
@@ -74,6 +86,9 @@ public enum Beacon: Equatable, Sendable {
                 let temp: Double? = raw == Int16(bitPattern: 0x8000) ? nil : Double(raw) / 256
                 return .eddystoneTLM(batteryMillivolts: Int(be16(ed, 2)), temperature: temp,
                                      advCount: be32(ed, 6), uptimeTenths: be32(ed, 10))
+            case 0x30:
+                guard ed.count >= 10 else { return .malformed(kind: "Eddystone-EID") }
+                return .eddystoneEID(eid: Array(ed[2..<10]), txPower: Int(Int8(bitPattern: ed[1])))
             default:
                 return nil
             }
@@ -100,8 +115,22 @@ public enum Beacon: Equatable, Sendable {
         case let .eddystoneTLM(mv, temp, _, _):
             let t = temp.map { " \(formatFixed($0, 1))°C" } ?? ""
             return "Eddystone-TLM \(mv) mV\(t)"
+        case let .eddystoneEID(eid, _):
+            return "Eddystone-EID \(hex(eid, separator: ""))"
+        case let .altBeacon(_, id1, id2, id3, rssi, _):
+            return "AltBeacon \(id1.canonical.prefix(8))… \(id2)/\(id3) @1m \(rssi)"
         case let .malformed(kind):
             return "\(kind) (malformed)"
+        }
+    }
+
+    /// The company whose manufacturer data carries this beacon (the scan list shows the
+    /// beacon instead of the company).
+    public var carrier: UInt16? {
+        switch self {
+        case .iBeacon, .malformed(kind: "iBeacon"): return 0x004C
+        case let .altBeacon(company, _, _, _, _, _): return company
+        default: return nil
         }
     }
 }

@@ -101,6 +101,9 @@ public struct AppState: Equatable, Sendable {
     public var valueFormats: [CharacteristicID: ValueFormat] = [:]
     /// Characteristics shown as reassembled messages (`m`), with their assembly so far.
     public var streams: [CharacteristicID: StreamAssembly] = [:]
+    /// The end marker a new message view (`m`) reassembles up to ("EOM" unless set, e.g.
+    /// from the command line). Empty: never complete, everything stays partial.
+    public var streamMarker: Bytes = Array("EOM".utf8)
     public var input: InputLine?
     public var alert: Alert?
     public var lastError: String?
@@ -131,6 +134,24 @@ public struct AppState: Equatable, Sendable {
             return nil
         }
         return String(decoding: b, as: UTF8.self)
+    }
+
+    /// The Characteristic Presentation Format (0x2904) the device gave, if read and valid.
+    public func presentationFormat(_ c: GATTCharacteristic) -> PresentationFormat? {
+        guard let d = c.descriptors.first(where: { $0.uuid == "2904" }), let b = descriptorValues[d.id] else { return nil }
+        return PresentationFormat(b)
+    }
+
+    /// The default meaning of a value: the device's own presentation format when it gave
+    /// one that covers the value, else the decoder for its UUID.
+    public func decoded(_ c: GATTCharacteristic, _ b: Bytes) -> String? {
+        presentationFormat(c)?.render(b) ?? ValueDecoder.decode(c.uuid, b)
+    }
+
+    /// The number a value carries, for sparklines, by the same rule as `decoded`.
+    public func number(_ c: GATTCharacteristic, _ b: Bytes) -> Double? {
+        if let f = presentationFormat(c), f.render(b) != nil { return f.number(b) }
+        return ValueDecoder.number(c.uuid, b)
     }
 
     public func isStale(_ p: Peripheral) -> Bool {

@@ -184,7 +184,7 @@ public enum RecordingFormat {
 
     static func value(_ j: inout JSONLine, _ cid: CharacteristicID, _ bytes: Bytes, _ state: AppState) {
         j.string("hex", hex(bytes, separator: ""))
-        if let (_, c) = find(cid, state) { j.string("decoded", ValueDecoder.decode(c.uuid, bytes)) }
+        if let (_, c) = find(cid, state) { j.string("decoded", state.decoded(c, bytes)) }
     }
 
     static func find(_ cid: CharacteristicID, _ state: AppState) -> (PeripheralID, GATTCharacteristic)? {

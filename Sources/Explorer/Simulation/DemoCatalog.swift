@@ -1,11 +1,19 @@
 /// The demo world's peripherals. Each one exercises a screen or a real use: the iTag
 /// button, a heart-rate strap, a thermometer, a chunked stream ending in "EOM", a link
-/// that drops, two beacons, and a device whose name tries to attack the terminal.
+/// that drops, a bike sensor (CSC, Temperature Measurement, Current Time, and a vendor
+/// value described by a Presentation Format), four beacon formats, and a device whose
+/// name tries to attack the terminal.
 enum DemoCatalog {
     static let iBeaconUUID: BLEUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
     static let streamService: BLEUUID = "E20A39F4-73F5-4BC4-A12F-17D1AD07A961"
     static let streamCharacteristic: BLEUUID = "08590F7E-DB05-467E-8757-72F6FAEB13D4"
     static let flakyService: BLEUUID = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
+    static let altBeaconID: BLEUUID = "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"
+    /// A vendor service with no assigned name: its value is read by its 0x2904 and labelled by its 0x2901.
+    static let bikeVendorService: BLEUUID = "B1E5E1A0-0001-4C7A-9E3B-2D8F00C0FFEE"
+    static let bikeVendorCharacteristic: BLEUUID = "B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FFEE"
+    /// sint16, exponent -2, degree Celsius, namespace SIG, no description.
+    static let celsiusFormat: Bytes = [0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00]
     static let evilName = "Evil\u{1B}[2J\u{1B}]0;pwned\u{07}\r\nName\u{9B}31m\u{7F}"
 
     /// Builds GATT objects with BlueZ-like paths: /sim/dev_XX/serviceNNNN/charNNNN/descNNNN.
@@ -20,7 +28,8 @@ enum DemoCatalog {
             return SimService(AttributeID(path), uuid, chars(path))
         }
         func char(_ servicePath: String, _ uuid: BLEUUID, _ props: CharacteristicProperties, _ value: Bytes,
-                  notify: NotifyBehaviour = .none, userDescription: String? = nil) -> SimCharacteristic {
+                  notify: NotifyBehaviour = .none, userDescription: String? = nil,
+                  presentationFormat: Bytes? = nil) -> SimCharacteristic {
             let path = servicePath + "/char" + next()
             var descriptors: [GATTDescriptor] = []
             if props.canSubscribe {
@@ -31,6 +40,11 @@ enum DemoCatalog {
                 let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2901")
                 descriptors.append(d)
                 values[d.id] = Array(userDescription.utf8)
+            }
+            if let presentationFormat {
+                let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2904")
+                descriptors.append(d)
+                values[d.id] = presentationFormat
             }
             let c = SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
             c.descriptorValues = values
@@ -149,6 +163,48 @@ enum DemoCatalog {
             address: "33:E8:0F:62:A9:C4", name: nil, connectable: false,
             advertisement: Advertisement(manufacturerData: [0x0006: [0x01, 0x09, 0x20, 0x22, 0x9D, 0x4B]]),
             advInterval: 1.1, baseRSSI: -91, phase: 0.5, services: []))
+
+        m = PathMaker("C8:2B:96:0E:51:3A")
+        list.append(SimDevice(
+            address: "C8:2B:96:0E:51:3A", name: "Demo Bike", connectable: true,
+            advertisement: Advertisement(localName: "Demo Bike", serviceUUIDs: ["1816", "1809"],
+                                         manufacturerData: [0x02E5: [0x42, 0x01]], flags: 0x06, appearance: 0x0485),
+            advInterval: 0.5, baseRSSI: -69, phase: 2.3,
+            services: [
+                m.service("1816") { [m] s in
+                    // 1000 wheel revolutions at 2.000 s, 250 crank revolutions at 1.500 s.
+                    [m.char(s, "2A5B", [.notify], [0x03, 0xE8, 0x03, 0x00, 0x00, 0x00, 0x08, 0xFA, 0x00, 0x00, 0x06],
+                            notify: .periodic(period: 1, jitter: 0.1))]
+                },
+                m.service("1809") { [m] s in
+                    // 36.6 °C (FLOAT 366 x 10^-1), taken in the mouth.
+                    [m.char(s, "2A1C", [.indicate], [0x04, 0x6E, 0x01, 0x00, 0xFF, 0x06],
+                            notify: .periodic(period: 3, jitter: 0.3)),
+                     m.char(s, "2A1D", [.read], [0x06])]
+                },
+                m.service("1805") { [m] s in
+                    // 2024-03-15 10:30:00.500, Friday, set by hand.
+                    [m.char(s, "2A2B", [.read], [0xE8, 0x07, 0x03, 0x0F, 0x0A, 0x1E, 0x00, 0x05, 0x80, 0x01])]
+                },
+                m.service(bikeVendorService) { [m] s in
+                    [m.char(s, bikeVendorCharacteristic, [.read, .notify], [0x29, 0x09], notify: .periodic(period: 2, jitter: 0.2),
+                            userDescription: "Motor temperature", presentationFormat: celsiusFormat)]
+                },
+                m.battery(71),
+            ]))
+
+        var alt: Bytes = [0xBE, 0xAC] + uuidBytes(altBeaconID)
+        alt += [0x00, 0x07, 0x00, 0x0C, 0xC4, 0x00]  // ID2 7, ID3 12, -60 dBm at 1 m
+        list.append(SimDevice(
+            address: "0E:77:A1:5B:C2:09", name: nil, connectable: false,
+            advertisement: Advertisement(manufacturerData: [0x0118: alt], flags: 0x04),
+            advInterval: 0.45, baseRSSI: -73, phase: 1.9, services: []))
+
+        let eid: Bytes = [0x30, 0xF0, 0x8B, 0x3D, 0x51, 0xE2, 0x07, 0xA4, 0xC9, 0x16]  // tx -16 dBm
+        list.append(SimDevice(
+            address: "F1:0C:3E:88:6D:45", name: nil, connectable: false,
+            advertisement: Advertisement(serviceUUIDs: ["FEAA"], serviceData: ["FEAA": eid], flags: 0x06),
+            advInterval: 0.8, baseRSSI: -82, phase: 0.6, services: []))
         return list
     }
 

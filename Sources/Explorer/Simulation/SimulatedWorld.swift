@@ -270,6 +270,26 @@ public final class SimulatedWorld {
             return [UInt8(u & 0xFF), UInt8(u >> 8)]
         case 0xFFE1:
             return [0x01]
+        case 0x2A5B where c.value.count == 11:
+            // Cumulative counts and event times (1/1024 s) move on: ~25 km/h, ~85 rpm.
+            var v = c.value
+            let wheel = le32(v, 1) &+ UInt32(rng.uniform(2, 4)), crank = le16(v, 7) &+ 1
+            let wheelTime = le16(v, 5) &+ 1024, crankTime = le16(v, 9) &+ UInt16(rng.uniform(690, 760))
+            for (i, b) in [wheel & 0xFF, wheel >> 8 & 0xFF, wheel >> 16 & 0xFF, wheel >> 24].enumerated() { v[1 + i] = UInt8(b) }
+            v[5] = UInt8(wheelTime & 0xFF); v[6] = UInt8(wheelTime >> 8)
+            v[7] = UInt8(crank & 0xFF); v[8] = UInt8(crank >> 8)
+            v[9] = UInt8(crankTime & 0xFF); v[10] = UInt8(crankTime >> 8)
+            return v
+        case 0x2A1C where c.value.count >= 5:
+            // FLOAT with exponent -1: a tenth of a degree up or down.
+            var v = c.value
+            let tenths = max(350, min(390, Int(le16(v, 1)) + Int(rng.uniform(-1, 1.99))))
+            v[1] = UInt8(tenths & 0xFF); v[2] = UInt8(tenths >> 8)
+            return v
+        case _ where c.value.count == 2:
+            let last = Int(Int16(bitPattern: le16(c.value, 0)))
+            let u = UInt16(bitPattern: Int16(clamping: last + Int(rng.uniform(-8, 8))))
+            return [UInt8(u & 0xFF), UInt8(u >> 8)]
         default:
             let n = (c.value.first ?? 0) &+ 1
             return [n]

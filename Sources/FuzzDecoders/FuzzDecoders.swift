@@ -1,0 +1,58 @@
+import Explorer
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// libFuzzer entry: every parser of untrusted bytes, via `UntrustedInput`. A text that
+/// would reach the terminal unsafe is a finding too, so it traps.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    for text in UntrustedInput.texts(bytes) where text.unicodeScalars.contains(where: TerminalSafe.isUnsafe) {
+        fatalError("unsafe text from \(hex(bytes)): \(text.debugDescription)")
+    }
+    return 0
+}
+
+#if FUZZING
+/// libFuzzer's driver (LLVM 11+). SwiftPM links executables with their entry point renamed
+/// to `<module>_main`, so libFuzzer's own `main` is not the one that runs: start the
+/// driver from ours.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runDriver(_ argc: UnsafeMutablePointer<CInt>,
+               _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+               _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@_cdecl("FuzzDecoders_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return runDriver(&argc, &argv, { fuzzOneInput($0, $1) })
+}
+#else
+/// Without `-sanitize=fuzzer` (the package's normal build) this is a corpus replayer:
+/// `FuzzDecoders FILE...` runs each file through the same entry point.
+@main
+enum ReplayCorpus {
+    static func main() {
+        var count = 0
+        for path in CommandLine.arguments.dropFirst() {
+            guard let f = fopen(path, "rb") else {
+                fputs("FuzzDecoders: cannot open \(path)\n", stderr)
+                exit(2)
+            }
+            var bytes: Bytes = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = fread(&buffer, 1, buffer.count, f)
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+            fclose(f)
+            _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
+            count += 1
+        }
+        print("replayed \(count) input\(count == 1 ? "" : "s")")
+    }
+}
+#endif
