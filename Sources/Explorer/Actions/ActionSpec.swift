@@ -60,7 +60,7 @@ public struct HTTPHeader: Equatable, Sendable {
 
     /// What logs and the screen show.
     public var shown: String {
-        "\(name): " + (isSecret && !value.hasPrefix("${") ? "***" : value)
+        "\(name): " + (isSecret && !value.contains("${") ? "***" : value)
     }
 }
 

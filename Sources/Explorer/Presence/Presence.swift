@@ -23,7 +23,7 @@ public struct Region: Equatable, Sendable {
         let name = String(s[..<eq])
         let parts = s[s.index(after: eq)...].split(separator: ":", omittingEmptySubsequences: false)
         guard !name.isEmpty, name.count <= 64, !name.unicodeScalars.contains(where: { TerminalSafe.isUnsafe($0) }),
-              (1...3).contains(parts.count), let uuid = BLEUUID(String(parts[0])), uuid.canonical.count == 36 else {
+              (1...3).contains(parts.count), parts[0].filter({ $0 != "-" }).count == 32, let uuid = BLEUUID(String(parts[0])) else {
             return .failure(bad)
         }
         func number(_ i: Int) -> UInt16?? {
