@@ -8,7 +8,9 @@ usage: bleexplr [OPTIONS]                          the full-screen explorer
        bleexplr [OPTIONS] read ADDRESS UUID [--json]
        bleexplr [OPTIONS] write ADDRESS UUID VALUE [--without-response] [--json]
        bleexplr [OPTIONS] notify ADDRESS UUID [--count N] [--duration S] [--json]
+                [--until EOM [--output FILE]]   reassemble a chunked message, with throughput
 \(replayUsage)
+\(serveUsage)
 \(watchUsage)
 \(monitorUsage)
 
@@ -71,6 +73,8 @@ enum Verb {
     case monitor(MonitorPlan)
     /// The app over a recording.
     case replay(ReplayPlan)
+    /// A peripheral over BlueZ.
+    case serve(ServePlan)
 }
 
 struct Options {
@@ -133,6 +137,7 @@ func verbParser(_ name: String) -> (any VerbParser)? {
     case "watch": return WatchVerb()
     case "monitor": return MonitorVerb()
     case "replay": return ReplayVerb()
+    case "serve": return ServeVerb()
     default: return nil
     }
 }
@@ -234,12 +239,21 @@ func parseUUID(_ s: String) -> BLEUUID {
 struct HeadlessVerb: VerbParser {
     let name: String
     var duration: Double?, count: Int?, withoutResponse = false
+    var until: Bytes?, output: String?
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
         switch flag {
         case "--duration": duration = args.seconds(flag)
         case "--count": count = args.int(flag, 1...Int(Int32.max))
         case "--without-response": withoutResponse = true
+        case "--until":
+            let v = args.value(flag)
+            guard !v.isEmpty, v.utf8.count <= 64 else { fail("--until takes an end marker like EOM") }
+            until = Array(v.utf8)
+        case "--output":
+            let v = args.value(flag)
+            guard !v.isEmpty else { fail("--output needs a file name") }
+            output = v
         default: return false
         }
         return true
@@ -268,8 +282,10 @@ struct HeadlessVerb: VerbParser {
             case let .failure(e): fail(e.message)
             }
         case "notify":
-            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--json]")
-            return .headless(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration))
+            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--until EOM [--output FILE]] [--json]")
+            if output != nil, until == nil { fail("--output goes with --until MARKER") }
+            return .headless(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
+                                     until: until, output: output))
         default:
             need(0, "bench-ingest   (the D-Bus signal-storm benchmark's consumer; see docs/bench.md)")
             return .headless(.benchIngest)

@@ -7,6 +7,7 @@ import BlueZ
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 let loop = EventLoop()
 let secrets = Secrets.load(options.secrets)
+if case let .serve(plan) = options.verb { exit(runServe(plan, options, loop: loop)) }
 
 // The backend: the simulated world, or bluetoothd over D-Bus.
 let backend: Backend
@@ -96,7 +97,7 @@ case let .monitor(plan):
     let code = monitor.run(recordTo: options.record)
     connection?.close()
     exit(code)
-case .app, .replay:
+case .app, .replay, .serve:
     break
 }
 
