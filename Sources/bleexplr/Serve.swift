@@ -2,6 +2,7 @@
 import Explorer
 import DBus
 import BlueZ
+import TUI
 
 let serveUsage = """
        bleexplr [OPTIONS] serve SPEC [--json]
@@ -99,6 +100,9 @@ final class ServeRunner {
     let json: Bool
     let plan: ServePlan
     var streamer: Streamer?
+    /// On a terminal (and without --json): the peripheral screen instead of lines.
+    private var terminal: Terminal?
+    private var screen: ServeState
     private var exitCode: Int32 = 0
     private var stopping = false
 
@@ -106,13 +110,21 @@ final class ServeRunner {
         self.plan = plan
         self.loop = loop
         self.json = json
+        screen = ServeState(spec: plan.spec, source: plan.source)
         server = GattServer(spec: plan.spec, adapter: adapter, bus: bus, loop: loop, instance: Int(getpid()))
         if let s = plan.stream { streamer = Streamer(server: server, loop: loop, bytes: s.bytes, char: s.char) }
     }
 
     func run() -> Int32 {
         SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] _ in self.quit(0) }
+        if !json, isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, let t = try? Terminal() {
+            terminal = t
+            loop.addReader(fd: STDIN_FILENO) { [unowned self] in self.readKeys() }
+            redraw()
+        }
+        defer { terminal?.restore() }
         server.onEvent = { [unowned self] e in
+            self.screen.apply(e, at: Timestamp.now())
             self.print(e)
             self.streamer?.handle(e)
             if case .registrationFailed = e, !self.server.registered, self.firstRegistration { self.quit(1) }
@@ -127,6 +139,23 @@ final class ServeRunner {
 
     private var firstRegistration = true
 
+    private func readKeys() {
+        guard let t = terminal else { return }
+        for key in t.readKeys() {
+            switch key {
+            case .char("q"), .ctrl("c"): quit(0)
+            case .resize: t.invalidate()
+            default: break
+            }
+        }
+        redraw()
+    }
+
+    private func redraw() {
+        guard let t = terminal else { return }
+        let (w, h) = t.size
+        t.draw(PeripheralScreen.render(screen, width: w, height: h))
+    }
     private var control: Bytes = []
 
     /// Lines on stdin (when it is not a terminal): `notify UUID VALUE` sets a
@@ -177,6 +206,18 @@ final class ServeRunner {
     }
 
     func say(_ event: String, _ fields: [(String, String?)]) {
+        if terminal != nil {
+            let f = Dictionary(fields.compactMap { k, v in v.map { (k, $0) } }, uniquingKeysWith: { a, _ in a })
+            if event.hasPrefix("stream") {
+                screen.stream = "\(event.dropFirst(7)): " + ["bytes", "chunks", "chunk", "seconds", "kbitPerSecond"]
+                    .compactMap { k in f[k].map { "\(k) \($0)" } }.joined(separator: ", ")
+            } else if event == "notify" || event == "error" {
+                screen.note(event + (f["message"].map { ": " + $0 } ?? ""), uuid: f["uuid"].flatMap(BLEUUID.init),
+                            bytes: f["hex"].flatMap(parseHexBytes), at: Timestamp.now())
+            }
+            redraw()
+            return
+        }
         if json {
             var j = JSONLine()
             j.string("t", Timestamp.now().iso8601); j.string("event", event)
@@ -287,6 +328,11 @@ final class Streamer {
         report?(event, [("bytes", String(offset)), ("chunks", String(chunks)), ("seconds", String(format3(seconds))),
                         ("kbitPerSecond", String(format3(Double(offset) * 8 / 1000 / seconds)))])
     }
+}
+
+func parseHexBytes(_ s: String) -> Bytes? {
+    if case let .success(b) = WriteValue.parse(s) { return b }
+    return nil
 }
 
 func format3(_ v: Double) -> String {
