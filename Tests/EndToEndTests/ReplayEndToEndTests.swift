@@ -54,4 +54,18 @@ struct ReplayEndToEndTests {
         let s = try b.waitFor(text: "EXIT=2")
         #expect(s.contains("is not a bleexplr recording"))
     }
+
+    @Test func theDemoPlaysSomeonesRecordingInALoop() throws {
+        let path = tempPath("demo-recording.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (code, _) = try spawn(Tmux.binary, ["--demo", "--record", path, "read", "E4:1C:22:5D:90:11", "2A38"])
+        #expect(code == 0)
+        let t = try Tmux("demorec", command: wrapped("--demo --demo-recording '\(path)'"))
+        let s = try t.waitFor(text: "Demo HRM")
+        #expect(s.contains("replay "))
+        try t.waitFor(text: "replay ■")                    // the end of the recording…
+        try t.waitFor(text: "replay ▶", timeout: 15)       // …and it plays again
+        try t.keys("q")
+        try t.waitFor(text: "EXIT=0")
+    }
 }
