@@ -54,6 +54,7 @@ enum Chrome {
 
         g.clear(x: 0, y: barY, width: g.width, height: 1, style: .bar)
         var items: [String] = []
+        if let r = s.replay { items.append(r.summary) }
         switch s.adapter.power {
         case .absent: items.append("no adapter")
         case .poweredOff: items.append("\(s.adapter.name) powered off (P powers it on)")

@@ -19,6 +19,8 @@ public final class TUIApp {
     public private(set) var exitCode: Int32 = 0
     /// Extra signal handling (SIGUSR1 presses the demo button).
     public var onSignal: (@MainActor (Int32) -> Void)?
+    /// The clock ticks read: the wall clock, or a replay's recording time.
+    public var clock: @MainActor () -> Timestamp = { Timestamp.now() }
 
     public init(store: Store, backend: Backend, runner: EffectRunner, loop: EventLoop, terminal: Terminal) {
         self.store = store
@@ -70,7 +72,7 @@ public final class TUIApp {
     /// Ages and timeouts move with the clock: one tick a second.
     private func scheduleTick() {
         loop.schedule(after: 1) { [unowned self] in
-            self.store.send(.tick(Timestamp.now()))
+            self.store.send(.tick(self.clock()))
             self.scheduleTick()
         }
     }

@@ -7,7 +7,9 @@ enum HeadlessCommand: Equatable {
     case services(address: String)
     case read(address: String, uuid: BLEUUID)
     case write(address: String, uuid: BLEUUID, value: Bytes, withoutResponse: Bool)
-    case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?)
+    /// `until`: reassemble notifications up to this end marker ("EOM"), print (or write to
+    /// `output`) the whole message with its throughput, and exit.
+    case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?, until: Bytes? = nil, output: String? = nil)
     /// The signal-storm benchmark's consumer (shared bench harness contract): scan until a
     /// device named BENCH-END appears, then print `BENCH-END count=N t_end=T`.
     case benchIngest
@@ -15,7 +17,7 @@ enum HeadlessCommand: Equatable {
     var address: String? {
         switch self {
         case .scan, .benchIngest: return nil
-        case let .services(a), let .read(a, _), let .write(a, _, _, _), let .notify(a, _, _, _): return a
+        case let .services(a), let .read(a, _), let .write(a, _, _, _), let .notify(a, _, _, _, _, _): return a
         }
     }
 }
@@ -78,7 +80,7 @@ final class Headless {
 
     /// notify without --count: stopping it by a signal is success.
     private var isOpenEnded: Bool {
-        if case let .notify(_, _, count, _) = command { return count == nil }
+        if case let .notify(_, _, count, _, until, _) = command { return count == nil && until == nil }
         return false
     }
 
@@ -167,15 +169,19 @@ final class Headless {
             leave()
         case let (.working, .notifyChanged(cid, enabled, error)) where cid == characteristic?.id:
             if let error { fail("notifications \(enabled ? "on" : "off") failed: \(error)"); return }
-            if enabled, case let .notify(_, _, _, duration) = command {
+            if enabled, case let .notify(_, _, _, duration, _, _) = command {
                 if let d = deadline { loop.cancel(d) }
                 deadline = nil
                 if let duration { loop.schedule(after: duration) { [unowned self] in self.leave() } }
             }
         case let (.working, .valueNotified(cid, bytes)) where cid == characteristic?.id:
+            if case let .notify(_, _, _, _, until?, output) = command {
+                message(bytes, until: until, output: output)
+                return
+            }
             printValue(bytes, at: at)
             notifications += 1
-            if case let .notify(_, _, count?, _) = command, notifications >= count { leave() }
+            if case let .notify(_, _, count?, _, _, _) = command, notifications >= count { leave() }
         case let (.leaving, .disconnected(id, _)) where id == target:
             stop()
         case let (_, .scanFailed(error)):
@@ -195,7 +201,7 @@ final class Headless {
         }
         let uuid: BLEUUID
         switch command {
-        case let .read(_, u), let .write(_, u, _, _), let .notify(_, u, _, _): uuid = u
+        case let .read(_, u), let .write(_, u, _, _), let .notify(_, u, _, _, _, _): uuid = u
         case .scan, .services, .benchIngest: return
         }
         guard let c = services.flatMap(\.characteristics).first(where: { $0.uuid == uuid }) else {
@@ -213,6 +219,50 @@ final class Headless {
         case .notify: backend.execute(.setNotify(id, c.id, true))
         case .scan, .services, .benchIngest: break
         }
+    }
+
+    private var assembled: Bytes = []
+    private var firstChunkAt: Double?
+
+    /// One more chunk of a message ending with `until`: at the marker, the whole message
+    /// goes to `output` (or stdout), with its size and throughput.
+    private func message(_ bytes: Bytes, until: Bytes, output: String?) {
+        let now = monotonicSeconds()
+        if bytes != until {
+            if firstChunkAt == nil { firstChunkAt = now }
+            assembled += bytes
+            notifications += 1
+            if assembled.count > 256 << 20 { fail("no \(hex(until, separator: "")) marker after 256 MB") }
+            return
+        }
+        let seconds = max(0.001, now - (firstChunkAt ?? now))
+        if let output {
+            let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            var written = 0
+            while fd >= 0, written < assembled.count {
+                let n = assembled.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+                if n <= 0 { break }
+                written += n
+            }
+            if fd >= 0 { close(fd) }
+            guard written == assembled.count else { return fail("cannot write \(output)") }
+        }
+        let rate = Double(assembled.count) * 8 / 1000 / seconds
+        if json {
+            var j = JSONLine()
+            j.string("event", "message"); j.string("address", target?.rawValue); j.string("uuid", characteristic?.uuid.canonical)
+            j.int("bytes", assembled.count); j.int("chunks", notifications)
+            j.string("seconds", String((seconds * 1000).rounded() / 1000)); j.string("kbitPerSecond", String((rate * 10).rounded() / 10))
+            if output == nil { j.string("hex", hex(assembled, separator: "")) }
+            j.string("output", output)
+            print(j.finish())
+        } else {
+            if output == nil { print(terminalSafe(String(decoding: assembled, as: UTF8.self))) }
+            let to = output.map { " to \($0)" } ?? ""
+            fputs("\(assembled.count) bytes in \(notifications) notifications\(to), "
+                  + "\((seconds * 1000).rounded() / 1000) s, \((rate * 10).rounded() / 10) kbit/s\n", stderr)
+        }
+        leave()
     }
 
     // MARK: Output

@@ -8,6 +8,9 @@ usage: bleexplr [OPTIONS]                          the full-screen explorer
        bleexplr [OPTIONS] read ADDRESS UUID [--json]
        bleexplr [OPTIONS] write ADDRESS UUID VALUE [--without-response] [--json]
        bleexplr [OPTIONS] notify ADDRESS UUID [--count N] [--duration S] [--json]
+                [--until EOM [--output FILE]]   reassemble a chunked message, with throughput
+\(replayUsage)
+\(serveUsage)
 \(watchUsage)
 \(monitorUsage)
 
@@ -19,6 +22,8 @@ Options:
   --demo             use the built-in simulated world (no Bluetooth adapter needed)
   --seed N           seed of the simulated world, for a reproducible run (default 1)
   --demo-control FIFO  in the demo, read commands from FIFO: "press", "drop"
+  --demo-recording FILE  the demo plays FILE (a recording) in a loop instead of the
+                     built-in world
   --bus ADDRESS      D-Bus address of bluetoothd's bus (default: the system bus),
                      e.g. unix:path=/run/dbus/system_bus_socket or tcp:host=127.0.0.1,port=17777
   --adapter hciN     adapter to use (default: the first powered one)
@@ -55,7 +60,8 @@ Actions (watch, and `a` on a characteristic screen in the app):
   -h, --help         this help
 
 Keys in the app: arrows or j/k move, Enter connects/opens, Esc goes back, / filters,
-? lists every key, q quits. In the demo, SIGUSR1 presses the iTag's button.
+? lists every key, q quits. In the demo, SIGUSR1 presses the iTag's button. In a
+replay: p pauses, x cycles the speed (1x, 10x, max), [ ] seek 10 s, { } a minute.
 See docs/actions.md for watch and monitor, with a kintone example.
 """
 
@@ -65,12 +71,17 @@ enum Verb {
     case headless(HeadlessCommand)
     case watch(WatchPlan)
     case monitor(MonitorPlan)
+    /// The app over a recording.
+    case replay(ReplayPlan)
+    /// A peripheral over BlueZ.
+    case serve(ServePlan)
 }
 
 struct Options {
     var demo = false
     var seed: UInt64 = 1
     var demoControl: String?
+    var demoRecording: String?
     var record: String?
     var crowd = 0
     var bus: String?
@@ -125,6 +136,8 @@ func verbParser(_ name: String) -> (any VerbParser)? {
     case "scan", "services", "read", "write", "notify", "bench-ingest": return HeadlessVerb(name: name)
     case "watch": return WatchVerb()
     case "monitor": return MonitorVerb()
+    case "replay": return ReplayVerb()
+    case "serve": return ServeVerb()
     default: return nil
     }
 }
@@ -169,6 +182,10 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
         let v = args.value(a)
         guard !v.isEmpty else { fail("--demo-control needs a FIFO path") }
         o.demoControl = v
+    case "--demo-recording":
+        let v = args.value(a)
+        guard !v.isEmpty else { fail("--demo-recording needs a recording file") }
+        o.demoRecording = v
     case "--record":
         let v = args.value(a)
         guard !v.isEmpty else { fail("--record needs a file name") }
@@ -222,12 +239,21 @@ func parseUUID(_ s: String) -> BLEUUID {
 struct HeadlessVerb: VerbParser {
     let name: String
     var duration: Double?, count: Int?, withoutResponse = false
+    var until: Bytes?, output: String?
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
         switch flag {
         case "--duration": duration = args.seconds(flag)
         case "--count": count = args.int(flag, 1...Int(Int32.max))
         case "--without-response": withoutResponse = true
+        case "--until":
+            let v = args.value(flag)
+            guard !v.isEmpty, v.utf8.count <= 64 else { fail("--until takes an end marker like EOM") }
+            until = Array(v.utf8)
+        case "--output":
+            let v = args.value(flag)
+            guard !v.isEmpty else { fail("--output needs a file name") }
+            output = v
         default: return false
         }
         return true
@@ -256,8 +282,10 @@ struct HeadlessVerb: VerbParser {
             case let .failure(e): fail(e.message)
             }
         case "notify":
-            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--json]")
-            return .headless(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration))
+            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--until EOM [--output FILE]] [--json]")
+            if output != nil, until == nil { fail("--output goes with --until MARKER") }
+            return .headless(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
+                                     until: until, output: output))
         default:
             need(0, "bench-ingest   (the D-Bus signal-storm benchmark's consumer; see docs/bench.md)")
             return .headless(.benchIngest)

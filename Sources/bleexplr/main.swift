@@ -7,6 +7,7 @@ import BlueZ
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 let loop = EventLoop()
 let secrets = Secrets.load(options.secrets)
+if case let .serve(plan) = options.verb { exit(runServe(plan, options, loop: loop)) }
 
 // The backend: the simulated world, or bluetoothd over D-Bus.
 let backend: Backend
@@ -14,7 +15,20 @@ var simulated: SimulatedBackend?
 var bluez: BlueZBackend?
 var connection: DBusConnection?
 var adapterName: String
-if options.demo {
+var replay: ReplayBackend?
+if case let .replay(plan) = options.verb {
+    let r = ReplayBackend(recording: loadRecording(plan.path), speed: plan.speed)
+    if plan.paused { r.control(.pauseToggled) }
+    replay = r
+    backend = r
+    adapterName = r.recording.adapter
+} else if options.demo, let path = options.demoRecording {
+    // The demo on someone's recording: played in a loop, every screen as in a replay.
+    let r = ReplayBackend(recording: loadRecording(path), loops: true)
+    replay = r
+    backend = r
+    adapterName = r.recording.adapter
+} else if options.demo {
     let sim = SimulatedBackend(seed: options.seed, crowd: options.crowd)
     simulated = sim
     backend = sim
@@ -22,6 +36,7 @@ if options.demo {
     if let path = options.demoControl { openDemoControl(path, loop: loop, sim: sim) }
 } else {
     if options.demoControl != nil { fail("--demo-control needs --demo") }
+    if options.demoRecording != nil { fail("--demo-recording needs --demo") }
     let bus: DBusConnection
     do {
         bus = try DBusConnection.open(address: options.bus, loop: loop)
@@ -40,6 +55,13 @@ var initial = AppState(now: Timestamp.now())
 initial.backendKind = backend.kind
 initial.recordingDefaultPath = options.record
 initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
+if let replay {
+    // The scan plays as it was recorded: the replay's own adapter events say so.
+    initial.scanWanted = false
+    initial.replay = replay.status
+    initial.now = replay.recording.start
+    initial.rssiFilterOn = false
+}
 let regions = options.regions.regions.isEmpty && options.demo ? SimulatedBackend.demoRegions : options.regions.regions
 initial.presence = PresenceState(regions: regions, config: options.regions.config)
 let store = Store(state: initial)
@@ -75,7 +97,7 @@ case let .monitor(plan):
     let code = monitor.run(recordTo: options.record)
     connection?.close()
     exit(code)
-case .app:
+case .app, .replay, .serve:
     break
 }
 
@@ -88,6 +110,12 @@ runner.onRegionChanged = { t in
     runRegionCommand(options.regions, t, loop: loop) { message, problem in store.send(.commandReported(message, problem: problem)) }
 }
 let app = TUIApp(store: store, backend: backend, runner: runner, loop: loop, terminal: terminal)
+if let replay {
+    replay.onStatus = { store.send(.replayChanged($0)) }
+    replay.onRewind = { store.send(.replayRewound($0)) }
+    runner.onReplayControl = { replay.control($0) }
+    app.clock = { replay.now }
+}
 app.onSignal = { sig in if sig == SIGUSR1 { simulated?.pressButton() } }
 let code = app.run(recordTo: options.record)
 connection?.close()

@@ -145,7 +145,7 @@ struct CommandLineTests {
         #expect(objects.contains { ($0["beacon"] as? String)?.hasPrefix("iBeacon e2c56db5") == true })
         #expect(objects.contains { $0["beacon"] as? String == "Eddystone-URL https://example.com" })
         // Plain output makes the hostile name harmless too.
-        let (_, plain) = try Self.run(["--demo", "scan", "--duration", "3"])
+        let (_, plain) = try Self.run(["--demo", "scan", "--duration", "3"])   // seed 1: the evil device is first heard between 1.5 and 2.5 s
         #expect(plain.contains("Evil␛[2J"))
         #expect(!plain.unicodeScalars.contains { $0.value == 0x1B })
     }

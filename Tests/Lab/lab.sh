@@ -3,7 +3,8 @@
 # (Debian bookworm kernel 6.1 + bluetooth.ko + hci_vhci.ko), plus fixture peripherals. See docs/testing.md.
 #
 #   build            assemble kernel + rootfs/initramfs under $LAB_CACHE (idempotent; installs host packages)
-#   up               boot the VM: dbus, bluetoothd, 7 controllers, example server on hci1, fixtures on hci2-6
+#   up               boot the VM: dbus, bluetoothd, 8 controllers, example server on hci1, fixtures on hci2-6,
+#                    hci7 free for `bleexplr serve` (the peripheral under test)
 #   down             stop the VM and remove all run state
 #   status           "up: ... ready=yes|no" or "down"
 #   exec CMD...      run CMD (bash -c) inside the VM, print its output, exit with its rc
@@ -18,7 +19,7 @@
 #
 # Controllers: hci0 = the central (program under test), hci1 = BlueZ's example-gatt-server +
 # example-advertisement, hci2 "Lab iTag", hci3 "Lab Stream", hci4 "Lab Dropper", hci5 iBeacon,
-# hci6 Eddystone-URL (guest/fixtures.py). One controller per peripheral: bluetoothd keeps one GATT
+# hci6 Eddystone-URL (guest/fixtures.py), hci7 left free for `bleexplr serve`. One controller per peripheral: bluetoothd keeps one GATT
 # database and one public address per adapter, so peripherals sharing a controller would merge.
 #
 # Host programs reach the VM's system bus at tcp:host=127.0.0.1,port=$LAB_DBUS_PORT (ANONYMOUS auth,
@@ -26,7 +27,7 @@
 # the same bus: org.bleexplr.Lab /org/bleexplr/Lab org.bleexplr.Lab.Fixtures1.
 #
 # Env: LAB_CACHE (default ~/.cache/bleexplr-lab), LAB_DBUS_PORT (17777), LAB_MEM (MiB, default 640),
-#      LAB_ACCEL (auto|kvm|tcg), LAB_TB_MB (TCG translation cache, 128), LAB_NCTRL (controllers, 7)
+#      LAB_ACCEL (auto|kvm|tcg), LAB_TB_MB (TCG translation cache, 128), LAB_NCTRL (controllers, 8)
 #      LAB_CONTROLLERS (bumble|btvirt, default bumble): who emulates the LE controllers behind /dev/vhci.
 #        bumble: Google Bumble (pinned in bumble-requirements.txt, venv /opt/bumble in the rootfs) controllers on
 #                one LocalLink: RSSI -50, continuous advertising, stable addresses F0:F1:F2:F3:F4:0N.
@@ -58,7 +59,7 @@ MODS="virtio_pci bluetooth hci_vhci 9p 9pnet_virtio virtio_net virtio_console af
 HOST_PY=/usr/bin/python3     # Debian python (has python3-dbus / python3-gi), not a pyenv shim
 CONTROLLERS="${LAB_CONTROLLERS:-bumble}"
 # hci0 central, hci1 BlueZ example server, hci2.. one per fixture peripheral (guest/fixtures.py: FIXTURES)
-NCTRL="${LAB_NCTRL:-7}"
+NCTRL="${LAB_NCTRL:-8}"
 case "$CONTROLLERS" in btvirt|bumble) ;; *) echo "LAB_CONTROLLERS must be btvirt or bumble" >&2; exit 2 ;; esac
 BUMBLE_REQ="$LAB_DIR/bumble-requirements.txt"   # pinned bumble + dependencies
 if [ "$CONTROLLERS" = bumble ]; then ADV_KICK="${LAB_ADV_KICK:-0}"; else ADV_KICK="${LAB_ADV_KICK:-1}"; fi

@@ -43,6 +43,8 @@ public enum Action: Equatable, Sendable {
     case powerOnRequested
     case helpToggled
     case quitRequested
+    /// Pause, speed or seek of a replay (p, x, [ ]).
+    case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.
     case appStarted(recordTo: String?)
     // The world
@@ -56,6 +58,10 @@ public enum Action: Equatable, Sendable {
     case actionReported(DeliveryReport)
     /// A region's on-enter/on-exit command finished (or an action could not be set up).
     case commandReported(String, problem: Bool)
+    /// A replay moved on, paused, changed speed or ended.
+    case replayChanged(ReplayStatus)
+    /// A replay went back to its start to seek back: what it showed is forgotten.
+    case replayRewound(ReplayStatus)
 }
 
 /// What the reducer asks the outside world to do. Data, not calls: tests compare them.
@@ -69,5 +75,7 @@ public enum Effect: Equatable, Sendable {
     case attachAction(CharacteristicID, ActionTarget?)
     /// A notification on a characteristic with an action: deliver it.
     case fireAction(CharacteristicID, FiredEvent)
+    /// Pause, speed or seek the replay backend.
+    case replay(ReplayControl)
     case quit
 }

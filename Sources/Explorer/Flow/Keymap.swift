@@ -39,6 +39,12 @@ public enum Keymap {
         case .char("m"): return .messageViewToggled
         case .char("F"): return .formatCycled(forward: false)
         case .tab: return .collapseToggled
+        case .char("p") where state.replay != nil: return .replayControlled(.pauseToggled)
+        case .char("x") where state.replay != nil: return .replayControlled(.speedCycled)
+        case .char("[") where state.replay != nil: return .replayControlled(.seek(-10))
+        case .char("]") where state.replay != nil: return .replayControlled(.seek(10))
+        case .char("{") where state.replay != nil: return .replayControlled(.seek(-60))
+        case .char("}") where state.replay != nil: return .replayControlled(.seek(60))
         default: return nil
         }
     }
@@ -63,8 +69,7 @@ public enum Keymap {
         ("/", "filter by name, address, UUID, company"),
         ("o s", "sort (RSSI, name, last/first seen); scan on/off"),
         ("c u + -", "only connectable, hide unnamed, min RSSI ±5 dB"),
-        ("d", "disconnect"),
-        ("Tab", "collapse/expand service"),
+        ("d Tab", "disconnect; collapse/expand service"),
         ("r", "read characteristic"),
         ("w", "write: hex (01 ff) or \"text\""),
         ("n", "notifications/indications on/off"),
@@ -72,6 +77,7 @@ public enum Keymap {
         ("m", "messages: notifications joined up to \"EOM\""),
         ("R", "recording on/off"),
         ("P", "power the adapter on"),
+        ("p x [ ] { }", "replay: pause, speed 1x/10x/max, seek ∓10 s/1 min"),
         ("?", "this help"),
         ("q Ctrl-C", "quit"),
     ]

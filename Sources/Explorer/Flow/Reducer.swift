@@ -91,6 +91,16 @@ public enum Reducer {
         case .quitRequested:
             s.quitting = true
             return [.quit]
+        case let .replayControlled(control):
+            guard s.replay != nil else { return [] }
+            return [.replay(control)]
+        case let .replayChanged(status):
+            s.replay = status
+            return []
+        case let .replayRewound(status):
+            s.forgetRecordedWorld(now: status.start)
+            s.replay = status
+            return []
         case let .backend(event, at):
             if at > s.now { s.now = at }
             return BackendReducer.reduce(&s, event, at: at)

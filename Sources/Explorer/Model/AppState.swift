@@ -121,6 +121,8 @@ public struct AppState: Equatable, Sendable {
     public var presence = PresenceState()
     /// Actions attached with `a`, fired on each notification of their characteristic.
     public var attachedActions: [CharacteristicID: ActionTarget] = [:]
+    /// Where the replay is, when the backend is a recording played back.
+    public var replay: ReplayStatus?
 
     /// A device not heard for this long is marked stale, and removed after `expireAfter`.
     public static let staleAfter = 10.0

@@ -59,3 +59,43 @@ public func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
+
+extension Timestamp {
+    /// Reads `2026-11-30T20:31:02.123Z` (the recording's form; fraction optional, UTC only).
+    /// Nil for anything else: recordings are untrusted.
+    public init?(iso8601 text: String) {
+        let b = Array(text.utf8)
+        func num(_ from: Int, _ count: Int) -> Int? {
+            guard from + count <= b.count else { return nil }
+            var v = 0
+            for c in b[from..<(from + count)] {
+                guard c >= 0x30, c <= 0x39 else { return nil }
+                v = v * 10 + Int(c - 0x30)
+            }
+            return v
+        }
+        guard b.count >= 20, b.count <= 40, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A,
+              b.last == 0x5A,
+              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+              let s = num(17, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+        var fraction = 0.0
+        if b.count > 20 {
+            guard b[19] == 0x2E, b.count > 21, let f = num(20, b.count - 21) else { return nil }
+            fraction = Double(f) / pow10(b.count - 21)
+        }
+        // Days from the civil date (Howard Hinnant's algorithm).
+        let yy = mo <= 2 ? y - 1 : y
+        let era = yy / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        self.init(Double(days * 86_400 + h * 3600 + mi * 60 + s) + fraction)
+    }
+}
+
+private func pow10(_ n: Int) -> Double {
+    var v = 1.0
+    for _ in 0..<n { v *= 10 }
+    return v
+}

@@ -11,6 +11,8 @@ public final class EffectRunner {
     public var onRegionChanged: (@MainActor (RegionTransition) -> Void)?
     public var onAttachAction: (@MainActor (CharacteristicID, ActionTarget?) -> Void)?
     public var onFireAction: (@MainActor (CharacteristicID, FiredEvent) -> Void)?
+    /// The replay backend's controls (nil for live backends).
+    public var onReplayControl: (@MainActor (ReplayControl) -> Void)?
 
     public init(store: Store, backend: Backend, header: @escaping (Timestamp) -> RecordingFormat.Header) {
         self.store = store
@@ -51,6 +53,8 @@ public final class EffectRunner {
             onAttachAction?(cid, target)
         case let .fireAction(cid, event):
             onFireAction?(cid, event)
+        case let .replay(control):
+            onReplayControl?(control)
         case .quit:
             onQuit?()
         }

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A recording read back (docs/recording.md): the backend events it holds, in order, with
+/// their times. The file is untrusted: a line that does not read as an event is skipped
+/// and counted; only a file that is not a recording at all is an error.
+public struct Recording: Sendable {
+    public var backend: String
+    public var adapter: String
+    public var started: Timestamp?
+    public var events: [(at: Timestamp, event: BackendEvent)]
+    /// Lines that were not JSON, or not an event this version understands.
+    public var skipped: Int
+    /// Lines that are not backend events (commands, actions, regions): read and left out.
+    public var other: Int
+
+    public var start: Timestamp { events.first?.at ?? started ?? Timestamp(0) }
+    public var end: Timestamp { events.last?.at ?? start }
+
+    public struct ReadError: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The largest file read (a recording of a long, busy session is tens of MB).
+    public static let maxBytes = 512 << 20
+
+    public static func load(path: String) throws(ReadError) -> Recording {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ReadError(description: "cannot read \(path): \(errnoText())") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(fd, &buf, buf.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(description: "cannot read \(path): \(errnoText())")
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: buf[0..<n])
+            guard bytes.count <= maxBytes else { throw ReadError(description: "\(path) is larger than \(maxBytes >> 20) MB") }
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), name: path)
+    }
+
+    public static func parse(_ text: String, name: String = "the file") throws(ReadError) -> Recording {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).makeIterator()
+        guard let first = lines.next(), let header = try? JSONValue.parse(String(first)),
+              header["type"]?.string == "header", let format = header["format"]?.int else {
+            throw ReadError(description: "\(name) is not a bleexplr recording (its first line is not a recording header)")
+        }
+        guard format <= RecordingFormat.version else {
+            throw ReadError(description: "\(name) was recorded in format \(format); this bleexplr reads format \(RecordingFormat.version)")
+        }
+        var r = Recording(backend: header["backend"]?.string ?? "?", adapter: header["adapter"]?.string ?? "?",
+                          started: header["started"]?.string.flatMap { Timestamp(iso8601: $0) }, events: [],
+                          skipped: 0, other: 0)
+        for line in lines {
+            guard let v = try? JSONValue.parse(String(line)), let type = v["type"]?.string else { r.skipped += 1; continue }
+            if ["command", "action", "region"].contains(type) { r.other += 1; continue }
+            guard let at = v["t"]?.string.flatMap({ Timestamp(iso8601: $0) }), let event = RecordedEvent.event(type, v) else {
+                r.skipped += 1
+                continue
+            }
+            // Time never runs backwards in a replay: a line out of order plays at once.
+            r.events.append((max(at, r.events.last?.at ?? at), event))
+        }
+        return r
+    }
+}
+
+/// One recorded line back into the event it was written from (`RecordingFormat.line`).
+enum RecordedEvent {
+    static func event(_ type: String, _ v: JSONValue) -> BackendEvent? {
+        let address = v["address"]?.string
+        let id = address.map(PeripheralID.init)
+        switch type {
+        case "adapter":
+            guard let name = v["adapter"]?.string, let power = v["power"]?.string.flatMap(AdapterPower.init(rawValue:)) else {
+                return nil
+            }
+            return .adapterChanged(AdapterStatus(name: name, power: power, discovering: v["discovering"]?.bool ?? false))
+        case "advertisement":
+            guard let address, let adv = advertisement(v) else { return nil }
+            return .advertisementReceived(AdvertisementReport(
+                id: PeripheralID(address), address: address, name: v["name"]?.string, rssi: v["rssi"]?.int,
+                connectable: v["connectable"]?.bool, advertisement: adv))
+        case "rssi-lost": return id.map { .rssiLost($0) }
+        case "removed": return id.map { .peripheralRemoved($0) }
+        case "connection":
+            guard let id else { return nil }
+            switch v["state"]?.string ?? "" {
+            case "connecting": return .connecting(id, attempt: v["attempt"]?.int ?? 1)
+            case "connected": return .connected(id)
+            case "failed": return .connectFailed(id, error(v) ?? .failed(""))
+            case "disconnected":
+                let reason: DisconnectReason
+                switch v["reason"]?.string ?? "" {
+                case "remote": reason = .remote
+                case "timeout": reason = .timeout
+                case "local": reason = .local
+                default: reason = .other(v["message"]?.string ?? "disconnected")
+                }
+                return .disconnected(id, reason)
+            default: return nil
+            }
+        case "services":
+            guard let id, let list = v["services"]?.array else { return nil }
+            var services: [GATTService] = []
+            for s in list {
+                guard let svc = service(s) else { return nil }
+                services.append(svc)
+            }
+            return .servicesResolved(id, services, mtu: v["mtu"]?.int)
+        case "read":
+            guard let cid = path(v) else { return nil }
+            if let e = error(v) { return .readCompleted(cid, .failure(e)) }
+            return bytes(v).map { .readCompleted(cid, .success($0)) }
+        case "write":
+            guard let cid = path(v), let b = bytes(v) else { return nil }
+            return .writeCompleted(cid, b, v["writeType"]?.string == "command" ? .command : .request, error(v))
+        case "notify-state":
+            guard let cid = path(v), let enabled = v["enabled"]?.bool else { return nil }
+            return .notifyChanged(cid, enabled: enabled, error(v))
+        case "notification":
+            guard let cid = path(v), let b = bytes(v) else { return nil }
+            return .valueNotified(cid, b)
+        case "descriptor-read":
+            guard let did = path(v) else { return nil }
+            if let e = error(v) { return .descriptorRead(did, .failure(e)) }
+            return bytes(v).map { .descriptorRead(did, .success($0)) }
+        case "error":
+            guard let e = error(v) else { return nil }
+            return v["context"]?.string == "scan" ? .scanFailed(e) : .failure(e)
+        default:
+            return nil
+        }
+    }
+
+    static func path(_ v: JSONValue) -> AttributeID? {
+        guard let p = v["path"]?.string, !p.isEmpty else { return nil }
+        return AttributeID(p)
+    }
+
+    static func bytes(_ v: JSONValue) -> Bytes? { v["hex"]?.string.flatMap(parseHex) }
+
+    static func error(_ v: JSONValue) -> BackendError? {
+        guard let e = v["error"], let name = e["name"]?.string else { return nil }
+        return BackendError(name: name, message: e["message"]?.string ?? "")
+    }
+
+    static func advertisement(_ v: JSONValue) -> Advertisement? {
+        var a = Advertisement(localName: v["localName"]?.string, txPower: v["txPower"]?.int,
+                              flags: v["flags"]?.int.flatMap { UInt8(exactly: $0) },
+                              appearance: v["appearance"]?.int.flatMap { UInt16(exactly: $0) })
+        for u in v["serviceUUIDs"]?.array ?? [] {
+            guard let uuid = u.string.flatMap(BLEUUID.init) else { return nil }
+            a.serviceUUIDs.append(uuid)
+        }
+        for (k, value) in v["manufacturerData"]?.object ?? [:] {
+            guard let company = UInt16(k, radix: 16), let b = value.string.flatMap(parseHex) else { return nil }
+            a.manufacturerData[company] = b
+        }
+        for (k, value) in v["serviceData"]?.object ?? [:] {
+            guard let uuid = BLEUUID(k), let b = value.string.flatMap(parseHex) else { return nil }
+            a.serviceData[uuid] = b
+        }
+        return a
+    }
+
+    static func service(_ s: JSONValue) -> GATTService? {
+        guard let id = path(s), let uuid = s["uuid"]?.string.flatMap(BLEUUID.init) else { return nil }
+        var chars: [GATTCharacteristic] = []
+        for c in s["characteristics"]?.array ?? [] {
+            guard let cid = path(c), let cu = c["uuid"]?.string.flatMap(BLEUUID.init) else { return nil }
+            let flags = (c["properties"]?.array ?? []).compactMap(\.string)
+            var descriptors: [GATTDescriptor] = []
+            for d in c["descriptors"]?.array ?? [] {
+                guard let did = path(d), let du = d["uuid"]?.string.flatMap(BLEUUID.init) else { return nil }
+                descriptors.append(GATTDescriptor(id: did, uuid: du))
+            }
+            chars.append(GATTCharacteristic(id: cid, uuid: cu, properties: CharacteristicProperties(flags: flags),
+                                            descriptors: descriptors))
+        }
+        return GATTService(id: id, uuid: uuid, isPrimary: s["primary"]?.bool ?? true, characteristics: chars)
+    }
+}
+
+/// Lowercase or uppercase hex without separators; nil for anything else.
+func parseHex(_ s: String) -> Bytes? {
+    let u = Array(s.utf8)
+    guard u.count % 2 == 0 else { return nil }
+    func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x61...0x66: return c - 0x61 + 10
+        case 0x41...0x46: return c - 0x41 + 10
+        default: return nil
+        }
+    }
+    var out = Bytes()
+    out.reserveCapacity(u.count / 2)
+    var i = 0
+    while i < u.count {
+        guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
+        out.append(hi << 4 | lo)
+        i += 2
+    }
+    return out
+}

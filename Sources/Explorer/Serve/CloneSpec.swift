@@ -1,0 +1,76 @@
+/// `serve --clone`: a recorded device as a spec: its advertisement (every report merged),
+/// its last resolved GATT tree and the last value each characteristic and descriptor had
+/// (read, written or notified). What BlueZ serves by itself on every adapter is left out.
+public enum CloneSpec {
+    public struct CloneError: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// BlueZ serves these itself on every adapter (GAP, GATT): a clone leaves them out.
+    static let ownedByBlueZ: Set<BLEUUID> = ["1800", "1801"]
+
+    /// BlueZ adds Device Information with only a PnP ID (main.conf DeviceID) to every
+    /// adapter: a device behind BlueZ shows it, and a clone served by BlueZ gets it anyway.
+    static func isBlueZDeviceID(_ s: GATTService) -> Bool {
+        s.uuid == "180A" && s.characteristics.map(\.uuid) == ["2A50"]
+    }
+
+    public static func make(_ r: Recording, address: String) throws(CloneError) -> PeripheralSpec {
+        let id = PeripheralID(address.uppercased())
+        var adv = Advertisement()
+        var name: String?
+        var heard = false
+        // BlueZ adds the GATT services it resolved to Device1.UUIDs after a connection: the
+        // UUIDs a device advertised are those of the first report that had any.
+        var advertisedUUIDs: [BLEUUID]?
+        var services: [GATTService]?
+        var values: [AttributeID: Bytes] = [:]
+        for (_, e) in r.events {
+            switch e {
+            case let .advertisementReceived(rep) where rep.id == id:
+                heard = true
+                adv.merge(rep.advertisement)
+                if advertisedUUIDs == nil, !rep.advertisement.serviceUUIDs.isEmpty {
+                    advertisedUUIDs = rep.advertisement.serviceUUIDs
+                }
+                if let n = rep.name { name = n }
+            case let .servicesResolved(pid, s, _) where pid == id:
+                services = s
+            case let .readCompleted(cid, .success(b)), let .valueNotified(cid, b), let .writeCompleted(cid, b, _, nil):
+                values[cid] = b
+            case let .descriptorRead(did, .success(b)):
+                values[did] = b
+            default:
+                break
+            }
+        }
+        guard heard || services != nil else { throw CloneError(description: "the recording never heard \(address)") }
+        guard let services, !services.isEmpty else {
+            throw CloneError(description: "the recording has no GATT tree for \(address): connect to it while recording")
+        }
+        var spec = PeripheralSpec(localName: adv.localName ?? name, services: [])
+        if let n = spec.localName, n.utf8.count > 20 { spec.localName = String(decoding: Array(n.utf8.prefix(20)), as: UTF8.self) }
+        for s in services where !ownedByBlueZ.contains(s.uuid) && !isBlueZDeviceID(s) {
+            spec.services.append(ServiceSpec(uuid: s.uuid, primary: s.isPrimary, characteristics: s.characteristics.map { c in
+                let flags = c.properties.flagNames.filter { PeripheralSpec.characteristicFlags.contains($0) }
+                return CharacteristicSpec(
+                    uuid: c.uuid, flags: flags.isEmpty ? ["read"] : flags, value: Array((values[c.id] ?? []).prefix(512)),
+                    descriptors: c.descriptors.filter { $0.uuid != "2902" }.map {
+                        DescriptorSpec(uuid: $0.uuid, value: Array((values[$0.id] ?? []).prefix(512)))
+                    })
+            }))
+        }
+        guard !spec.services.isEmpty else { throw CloneError(description: "\(address) has only the services BlueZ serves itself") }
+        // An advertisement holds 31 bytes: the flags (3), the name, one 16-bit list or one
+        // 128-bit UUID; manufacturer data when it still fits.
+        let uuids = (advertisedUUIDs ?? []).filter { !ownedByBlueZ.contains($0) }
+        spec.advertisedServices = Array(uuids.prefix(uuids.first?.shortValue != nil ? 2 : 1))
+        var used = 3 + (spec.localName.map { 2 + $0.utf8.count } ?? 0)
+            + (spec.advertisedServices.isEmpty ? 0 : 2 + spec.advertisedServices.reduce(0) { $0 + ($1.shortValue != nil ? 2 : 16) })
+        for k in adv.manufacturerData.keys.sorted() {
+            let size = 4 + adv.manufacturerData[k]!.count
+            if used + size <= 31 { spec.manufacturerData[k] = adv.manufacturerData[k]; used += size }
+        }
+        return spec
+    }
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""bleexplr as the peripheral: `bleexplr serve SPEC` on hci7 and bleexplr as the central on hci0,
+two processes on the lab bus. The served device advertises (name, service UUID, manufacturer
+data), and the central reads, writes (and reads back), and gets a notification; the server
+prints each read, write and subscription; SIGINT unregisters cleanly."""
+import json, os, queue, signal, subprocess, sys, tempfile, threading, time
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from labkit import *
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+BIN = os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+SVC = u16('fff0')                                   # 16-bit: the advertisement holds 31 bytes
+GREETING = '626c6578-0000-4000-8000-00000000f001'   # read
+NOTE = '626c6578-0000-4000-8000-00000000f002'       # read, write
+COUNTER = '626c6578-0000-4000-8000-00000000f003'    # read, notify
+NAME = 'bx Serve'
+SPEC = {
+    'name': NAME,
+    'advertise': {'serviceUUIDs': ['FFF0'], 'manufacturerData': {'ffff': 'b1e0'}},
+    'services': [{'uuid': 'FFF0', 'characteristics': [
+        {'uuid': GREETING, 'properties': ['read'], 'value': {'text': 'hello'},
+         'descriptors': [{'uuid': '2901', 'value': {'text': 'Greeting'}}]},
+        {'uuid': NOTE, 'properties': ['read', 'write', 'write-without-response'], 'value': '00'},
+        {'uuid': COUNTER, 'properties': ['read', 'notify'], 'value': '00'},
+    ]}],
+}
+
+
+class Server:
+    """`bleexplr serve` in the background; its JSON lines arrive on a queue."""
+
+    def __init__(self, *args):
+        cmd = [BIN, '--bus', bus_address(), '--adapter', 'hci7', 'serve', '--json'] + list(args)
+        log('$', ' '.join(cmd[1:]))
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=lambda: [log('  serve stderr |', l.rstrip()) for l in self.p.stderr], daemon=True).start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            log('  serve |', line.rstrip())
+            try:
+                self.lines.put(json.loads(line))
+            except ValueError:
+                self.lines.put({'event': 'garbage', 'line': line})
+
+    def wait(self, pred, seconds, what):
+        end = time.monotonic() + seconds
+        for e in self.seen:
+            if pred(e):
+                return e
+        while time.monotonic() < end:
+            try:
+                e = self.lines.get(timeout=max(0.05, end - time.monotonic()))
+            except queue.Empty:
+                break
+            self.seen.append(e)
+            if pred(e):
+                return e
+        fail('serve: %s (within %ds)' % (what, seconds))
+
+    def send(self, line):
+        self.p.stdin.write(line + '\n')
+        self.p.stdin.flush()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGINT)
+            try:
+                self.p.wait(10)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                fail('serve did not exit within 10 s of SIGINT')
+        return self.p.returncode
+
+
+def bx(*args, timeout=60):
+    cmd = [BIN, '--bus', bus_address(), '--adapter', 'hci0'] + list(args)
+    log('$', ' '.join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    for line in (p.stdout + p.stderr).splitlines():
+        log('  |', line)
+    return p
+
+
+def jsonl(p):
+    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
+def adapter_address(name):
+    b = connect_bus()
+    props = dbus.Interface(b.get_object(BLUEZ, '/org/bluez/' + name), 'org.freedesktop.DBus.Properties')
+    return str(props.Get('org.bluez.Adapter1', 'Address'))
+
+
+def test():
+    check(os.access(BIN, os.X_OK), 'bleexplr binary at %s (build it first)' % BIN)
+    addr = adapter_address('hci7')
+    log('serving on hci7 =', addr)
+    spec = os.path.join(tempfile.mkdtemp(prefix='bx-serve-'), 'spec.json')
+    with open(spec, 'w') as f:
+        json.dump(SPEC, f)
+    srv = Server(spec)
+    try:
+        srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers its application and advertisement')
+
+        p = bx('scan', '--duration', '8', '--json')
+        seen = {d['address']: d for d in jsonl(p)}
+        check(addr in seen, 'the central hears the served device at %s' % addr)
+        d = seen[addr]
+        check(d.get('name') == NAME, 'with its name (%r)' % d.get('name'))
+        check(SVC in d.get('serviceUUIDs', []), 'its advertised service UUID')
+        check(d.get('manufacturerData', {}).get('ffff') == 'b1e0', 'and its manufacturer data')
+
+        p = bx('services', addr, '--json')
+        check(p.returncode == 0, 'services exits 0')
+        chars = [c['uuid'] for s in jsonl(p) if s['uuid'] == SVC for c in s['characteristics']]
+        check(chars == [GREETING, NOTE, COUNTER], 'the GATT tree is the spec (%s)' % chars)
+
+        p = bx('read', addr, GREETING, '--json')
+        check(p.returncode == 0 and jsonl(p)[0]['hex'] == b'hello'.hex(), 'read returns the initial value')
+        e = srv.wait(lambda e: e.get('event') == 'read' and e.get('uuid') == GREETING, 10, 'prints the read')
+        check(e.get('central') == adapter_address('hci0'), 'naming the central (%s)' % e.get('central'))
+
+        p = bx('write', addr, NOTE, '0102ff')
+        check(p.returncode == 0, 'write exits 0')
+        srv.wait(lambda e: e.get('event') == 'write' and e.get('hex') == '0102ff', 10, 'prints the write')
+        p = bx('read', addr, NOTE, '--json')
+        check(p.returncode == 0 and jsonl(p)[0]['hex'] == '0102ff', 'the written value reads back (kept)')
+
+        out = {}
+        th = threading.Thread(target=lambda: out.setdefault('p', bx('notify', addr, COUNTER, '--count', '2', '--json', timeout=90)))
+        th.start()
+        srv.wait(lambda e: e.get('event') == 'subscribed' and e.get('uuid') == COUNTER, 45, 'sees the central subscribe')
+        srv.send('notify %s 01' % COUNTER)
+        time.sleep(0.3)
+        srv.send('notify %s "two"' % COUNTER)
+        th.join(60)
+        p = out.get('p')
+        check(p is not None and p.returncode == 0, 'notify --count 2 exits 0')
+        check([v['hex'] for v in jsonl(p)] == ['01', b'two'.hex()], 'both notifications arrive in order')
+        srv.wait(lambda e: e.get('event') == 'unsubscribed', 15, 'sees the central go')
+    finally:
+        rc = srv.stop()
+    check(rc == 0, 'serve exits 0 on SIGINT (got %s)' % rc)
+    check(any(e.get('event') == 'unregistered' for e in list(srv.seen) + list(srv.lines.queue)), 'after unregistering')
+
+
+if __name__ == '__main__':
+    main(test)

@@ -1,0 +1,29 @@
+import Testing
+@testable import Explorer
+@testable import TUI
+
+/// A replay is every screen as usual, with where the replay is on the status bar.
+@Suite("Replay on screen")
+struct ReplayScreenTests {
+    @Test func statusBarShowsTheReplay() {
+        var s = ScreenTests.state()
+        s.replay = ReplayStatus(start: ScreenTests.t0, end: ScreenTests.t0 + 75, position: ScreenTests.t0 + 12,
+                                speed: .ten, paused: false, finished: false, skipped: 0)
+        var lines = ScreenTests.render(s)
+        #expect(lines[23].hasPrefix(" replay ▶ 10x 0:12/1:15 · sim0 on · scanning · 4 devices"))
+        #expect(lines[23].hasSuffix("? help"))
+        s.replay?.paused = true
+        s.replay?.skipped = 2
+        lines = ScreenTests.render(s)
+        #expect(lines[23].hasPrefix(" replay ❚❚ 10x 0:12/1:15 paused (2 bad lines skipped) · sim0 on"))
+    }
+
+    @Test func helpListsTheReplayKeysAndFits80x24() {
+        var s = ScreenTests.state()
+        s.showHelp = true
+        let lines = ScreenTests.render(s)
+        #expect(lines.count == 24)
+        #expect(lines.contains { $0.contains("p x [ ] { }") && $0.contains("replay: pause, speed 1x/10x/max") })
+        #expect(lines.contains { $0.contains("q Ctrl-C") })   // the last row still shows
+    }
+}
