@@ -3,7 +3,7 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
-    static let hints = "r read · w write · n notify · f format · m messages · ↑↓ history · Esc back"
+    static let hints = "r read · w write · n notify · a action · f format · m messages · Esc back"
 
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
@@ -66,6 +66,10 @@ enum CharacteristicScreen {
                   x: 1, y: 5, style: .dimmed)
         }
 
+        if let target = s.attachedActions[cid] {
+            drawAction(target, s.actionActivity[cid] ?? ActionActivity(), y: 9, into: &g)
+        }
+
         if let stream = s.streams[cid] {
             drawMessages(stream, s, into: &g)
             return
@@ -89,6 +93,18 @@ enum CharacteristicScreen {
                 : format.render(e.bytes, uuid: c.uuid)
             g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
         }
+    }
+
+    /// The attached action (`a`) and how its events fared.
+    static func drawAction(_ target: ActionTarget, _ a: ActionActivity, y: Int, into g: inout CellGrid) {
+        g.put("Action", x: 1, y: y, style: .dimmed)
+        var x = 9
+        x += g.put("↯ " + target.summary, x: 1 + x, y: y, style: .accent, maxWidth: max(10, g.width / 2 - x))
+        var info = "  \(a.fired) fired, \(a.delivered) delivered"
+        if a.problems > 0 { info += ", \(a.problems) failed" }
+        if let last = a.last { info += " · last: " + last.text }
+        let bad = a.last?.isProblem ?? false
+        g.put(info, x: 1 + x, y: y, style: bad ? .warning : .dimmed, maxWidth: max(0, g.width - x - 3))
     }
 
     /// One descriptor: its name and what it says. The CCCD (0x2902) shows whether

@@ -30,6 +30,9 @@ public enum Router {
         case let .characteristic(pid, cid):
             CharacteristicScreen.draw(s, pid, cid, into: &g)
             hints = CharacteristicScreen.hints
+        case .regions:
+            RegionsScreen.draw(s, into: &g)
+            hints = RegionsScreen.hints
         }
         Chrome.drawBottom(s, hints: hints, into: &g)
         if s.showHelp { HelpOverlay.draw(into: &g) }

@@ -84,12 +84,16 @@ final class ActionHub {
         guard let target else { return }
         let missing = missingSecrets(target, secrets)
         guard missing.isEmpty else {
-            store.send(.commandReported("Action not attached: no value for " + missing.map { "${\($0)}" }.joined(separator: ", "), problem: true))
+            store.send(.actionAttachFailed(cid, "no value for " + missing.map { "${\($0)}" }.joined(separator: ", ")))
             return
         }
-        guard let queue = try? ActionQueue(path: nil) else { return }
+        let queue: ActionQueue
+        do { queue = try ActionQueue(path: nil) } catch {
+            store.send(.actionAttachFailed(cid, "\(error)"))
+            return
+        }
         let d = ActionDelivery(queue: queue, sender: makeSender(target, loop: loop, secrets: secrets), loop: loop)
-        d.onReport = { [unowned self] r in self.store.send(.actionReported(r)) }
+        d.onReport = { [unowned self] r in self.store.send(.actionReported(r, for: cid)) }
         deliveries[cid] = d
     }
 

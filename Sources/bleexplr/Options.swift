@@ -32,6 +32,7 @@ Options:
                      reports whose RSSI is "not available" (some controllers send only those)
   --record FILE      record the session to FILE (JSON Lines; R toggles it in the app)
   --crowd N          add N anonymous devices to the simulated world
+  --eom TEXT         what ends a message in the app's message view (m); default EOM
   --region NAME=UUID[:MAJOR[:MINOR]]  an iBeacon region (repeatable), for the app's
                      regions panel (b) and monitor. Inside when a beacon is heard at or
                      above --enter-rssi (default -75); outside after --exit-after S
@@ -84,6 +85,8 @@ struct Options {
     var demoRecording: String?
     var record: String?
     var crowd = 0
+    /// `--eom TEXT`: the end marker of the message view.
+    var eom: String?
     var bus: String?
     var adapter: String?
     var rssiFloor: Int? = -127
@@ -191,6 +194,12 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
         guard !v.isEmpty else { fail("--record needs a file name") }
         o.record = v
     case "--crowd": o.crowd = args.int(a, 0...100_000)
+    case "--eom":
+        let v = args.value(a)
+        guard !v.isEmpty, v.utf8.count <= 64, !v.unicodeScalars.contains(where: { TerminalSafe.isUnsafe($0) }) else {
+            fail("--eom takes the text that ends a message (1 to 64 printable bytes), like EOM")
+        }
+        o.eom = v
     case "--bus":
         let v = args.value(a)
         guard !v.isEmpty, v.utf8.count < 1024, !v.unicodeScalars.contains(where: { $0.value < 0x20 }) else {

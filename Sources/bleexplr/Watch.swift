@@ -128,7 +128,7 @@ final class Watch {
             case .failed: seq = nil
             }
             self.say("action", report.text, seq: seq)
-            self.store.send(.actionReported(report))
+            self.store.send(.actionReported(report, for: nil))
         }
         say("start", "watching \(plan.address) \(plan.uuid) → \(plan.target.summary); queue \(plan.queuePath)"
             + (delivery.pendingCount > 0 ? " (\(delivery.pendingCount) events from an earlier run to deliver)" : ""))

@@ -54,6 +54,7 @@ if case let .replay(plan) = options.verb {
 var initial = AppState(now: Timestamp.now())
 initial.backendKind = backend.kind
 initial.recordingDefaultPath = options.record
+if let eom = options.eom { initial.streamMarker = Array(eom.utf8) }
 initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
 if let replay {
     // The scan plays as it was recorded: the replay's own adapter events say so.

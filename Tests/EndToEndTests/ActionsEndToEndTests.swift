@@ -6,7 +6,8 @@ final class Background {
     let pid: pid_t
     let outPath: String
 
-    init(_ path: String, _ args: [String], env: [String: String] = [:]) throws {
+    /// `blocked`: signals the child starts with blocked (none by default).
+    init(_ path: String, _ args: [String], env: [String: String] = [:], blocked: [Int32] = []) throws {
         outPath = tempPath("bg-out")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -19,8 +20,17 @@ final class Background {
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for a in argv { free(a) }; for e in envp { free(e) } }
+        // The test runner's thread may block signals, and a child inherits the mask.
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        for s in blocked { sigaddset(&none, s) }
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
         guard rc == 0 else { throw E2EError("cannot run \(path): error \(rc)") }
         self.pid = pid
     }
@@ -208,6 +218,79 @@ struct ActionsEndToEndTests {
         #expect(try String(contentsOfFile: marks, encoding: .utf8) == "enter Porch 7\nexit Porch\n")
         let rec = try String(contentsOfFile: record, encoding: .utf8)
         #expect(rec.components(separatedBy: "\"type\":\"region\"").count - 1 == 2)
+    }
+
+    /// In the app: `b` shows the demo's Porch region going inside; `a` on the iTag's
+    /// button characteristic runs a command on each press, and the screen counts it.
+    @Test func theAppShowsRegionsAndRunsAnAttachedAction() throws {
+        let fifo = tempPath("ctl"), marks = tempPath("marks")
+        defer { unlink(fifo); unlink(marks) }
+        let t = try Tmux("action", command: wrapped("--demo --demo-control \(fifo)"))
+        try t.waitFor(text: "Demo iTag")
+        try t.keys("b")
+        try t.waitFor(text: "Scan › Regions")
+        let inside = try t.waitFor("the porch region inside", timeout: 15) { $0.contains("● Porch  INSIDE since") }
+        #expect(inside.contains("7C:9E:BD:4F:10:77"))
+        #expect(inside.contains("⌂ Porch"))
+        try t.keys("b")
+        try t.keys("/")
+        try t.literal("iTag")
+        try t.keys("Enter")
+        try t.waitFor("only the iTag") { !$0.contains("Demo HRM") && !$0.contains("/ filter:") }
+        try t.keys("Enter")
+        try t.waitFor(text: "iTag Button Press", timeout: 10)
+        try t.keys("j", "Enter")
+        try t.waitFor(text: "Scan › Demo iTag › iTag Button Press")
+        try t.keys("a")
+        try t.literal("exec echo \"$BLE_SEQ $BLE_HEX\" >> \(marks)")
+        try t.keys("Enter")
+        try t.waitFor(text: "Notify on")
+        try t.waitFor(text: "fired, ")
+        let control = fopen(fifo, "w")
+        defer { fclose(control) }
+        for _ in 0..<2 { fputs("press\n", control); fflush(control); usleep(400_000) }
+        // The demo tag is also pressed now and then by itself: count what the screen says.
+        func counts(_ screen: String) -> (fired: Int, delivered: Int)? {
+            guard let line = screen.split(separator: "\n").first(where: { $0.contains(" Action ") }),
+                  let r = line.firstMatch(of: /(\d+) fired, (\d+) delivered/) else { return nil }
+            return (Int(r.1)!, Int(r.2)!)
+        }
+        func lines() -> [String] {
+            ((try? String(contentsOfFile: marks, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        let screen = try t.waitFor("two presses delivered", timeout: 10) { s in
+            guard let c = counts(s) else { return false }
+            return c.fired >= 2 && c.fired == c.delivered && lines().count == c.delivered
+        }
+        let n = try #require(counts(screen)).fired
+        #expect(screen.contains("↯\(n) fired"))
+        #expect(lines() == (1...n).map { "\($0) 01" })
+        // `a` again, "off": detached; presses no longer run anything.
+        try t.keys("a", "C-u")
+        try t.literal("off")
+        try t.keys("Enter")
+        try t.waitFor(text: "Action detached")
+        func values(_ s: String) -> Int { s.firstMatch(of: /HISTORY (\d+) value/).map { Int($0.1)! } ?? 0 }
+        let before = values(try t.screen())
+        fputs("press\n", control); fflush(control)
+        try t.waitFor("the press after detaching") { values($0) > before }
+        usleep(500_000)
+        #expect(lines().count == n)
+        try t.keys("q")
+        try DemoEndToEndTests.expectRestored(t, exit: 0)
+    }
+
+    /// Started with SIGTERM blocked (the mask survives exec), it still hears SIGTERM.
+    @Test func aBlockedTerminationSignalIsUnblocked() throws {
+        let queue = tempPath("queue")
+        defer { unlink(queue) }
+        let p = try Background(Tmux.binary, ["--demo", "watch", Self.itag, "FFE1", "--exec", "true", "--queue", queue],
+                               blocked: [SIGTERM, SIGINT, SIGHUP])
+        try p.waitFor("the subscription") { $0.contains("subscribed to FFE1") }
+        let started = Date()
+        let code = p.stop()
+        #expect(code != 128 + SIGKILL, "it ignored SIGTERM until killed")
+        #expect(Date().timeIntervalSince(started) < 5)
     }
 
     @Test func badActionArgumentsGetOneClearLine() throws {

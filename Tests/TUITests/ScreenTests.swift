@@ -222,6 +222,9 @@ struct ScreenTests {
         #expect(g.put("会議室A", x: 0, y: 0) == 7)
         #expect(g.lines() == ["会議室A"])
         #expect(g.put("ホワイトボード", x: 0, y: 0, maxWidth: 5) == 4)
+        // Symbols terminals draw as emoji are two columns too (a tag named "⚡Tag").
+        #expect(CellGrid.columns(of: "⚡Tag ⭐") == 7)
+        #expect(CellGrid.columns(of: "↯ ⌂ ● ○") == 7)
     }
 }
 

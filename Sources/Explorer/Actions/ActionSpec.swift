@@ -13,6 +13,14 @@ public enum ActionTarget: Equatable, Sendable {
         }
     }
 
+    /// What to type after `a` to get this target again (the app's prompt starts with it).
+    public var typed: String {
+        switch self {
+        case let .exec(command): return "exec " + command
+        case let .post(h): return "post " + h.url
+        }
+    }
+
     /// `exec CMD` or `post URL`, as typed after `a` in the app.
     public static func parse(_ text: String) -> Result<ActionTarget, ActionSpecError> {
         let t = text.drop { $0 == " " }

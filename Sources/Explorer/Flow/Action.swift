@@ -42,6 +42,10 @@ public enum Action: Equatable, Sendable {
     case recordingToggled
     case powerOnRequested
     case helpToggled
+    /// `a` on a characteristic: attach (or change, or detach) an action.
+    case actionStarted
+    /// `b`: the iBeacon regions screen.
+    case regionsRequested
     case quitRequested
     /// Pause, speed or seek of a replay (p, x, [ ]).
     case replayControlled(ReplayControl)
@@ -55,7 +59,9 @@ public enum Action: Equatable, Sendable {
     case recordingStopped
     case recordingFailed(String)
     /// An attached action's event was queued, delivered, retried or dropped.
-    case actionReported(DeliveryReport)
+    case actionReported(DeliveryReport, for: CharacteristicID?)
+    /// An action attached with `a` could not be set up (a missing secret, say).
+    case actionAttachFailed(CharacteristicID, String)
     /// A region's on-enter/on-exit command finished (or an action could not be set up).
     case commandReported(String, problem: Bool)
     /// A replay moved on, paused, changed speed or ended.

@@ -57,6 +57,7 @@ enum BackendReducer {
             s.streams[cid]?.add(bytes, at: at)
             if s.attachedActions[cid] != nil, let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }),
                let (_, c) = p.characteristic(cid) {
+                s.actionActivity[cid, default: ActionActivity()].fired += 1
                 return [.fireAction(cid, FiredEvent(at: at, address: p.address, uuid: c.uuid, bytes: bytes))]
             }
         case let .scanFailed(error):

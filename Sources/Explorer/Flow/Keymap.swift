@@ -22,6 +22,8 @@ public enum Keymap {
         case .char("q"), .ctrl("c"): return .quitRequested
         case .char("?"): return .helpToggled
         case .char("i"): return .detailsRequested
+        case .char("a"): return .actionStarted
+        case .char("b"): return .regionsRequested
         case .char("R"): return .recordingToggled
         case .char("P"): return .powerOnRequested
         case .char("s"): return .scanToggled
@@ -70,13 +72,13 @@ public enum Keymap {
         ("o s", "sort (RSSI, name, last/first seen); scan on/off"),
         ("c u + -", "only connectable, hide unnamed, min RSSI ±5 dB"),
         ("d Tab", "disconnect; collapse/expand service"),
-        ("r", "read characteristic"),
-        ("w", "write: hex (01 ff) or \"text\""),
+        ("r w", "read; write hex (01 ff) or \"text\""),
         ("n", "notifications/indications on/off"),
         ("f F", "value format: decoded, hex, text, ints, floats"),
         ("m", "messages: notifications joined up to \"EOM\""),
-        ("R", "recording on/off"),
-        ("P", "power the adapter on"),
+        ("a", "action on each value: exec CMD, post URL, off"),
+        ("b", "iBeacon regions: inside or out, beacons"),
+        ("R P", "recording on/off; power the adapter on"),
         ("p x [ ] { }", "replay: pause, speed 1x/10x/max, seek ∓10 s/1 min"),
         ("?", "this help"),
         ("q Ctrl-C", "quit"),

@@ -88,6 +88,18 @@ public enum Reducer {
         case .helpToggled:
             s.showHelp.toggle()
             return []
+        case .actionStarted:
+            guard let (p, c) = openCharacteristic(s) else { return [] }
+            s.input = InputLine(purpose: .action(p, c.id), text: s.attachedActions[c.id]?.typed ?? "")
+            return []
+        case .regionsRequested:
+            s.route = s.route == .regions ? .scan : .regions
+            return []
+        case let .actionAttachFailed(cid, message):
+            s.attachedActions.removeValue(forKey: cid)
+            s.actionActivity.removeValue(forKey: cid)
+            fail(&s, "Action not attached: \(message)")
+            return []
         case .quitRequested:
             s.quitting = true
             return [.quit]
@@ -120,8 +132,11 @@ public enum Reducer {
             s.recording = .off
             fail(&s, "Recording stopped: \(message)")
             return []
-        case let .actionReported(report):
+        case let .actionReported(report, cid):
             s.alert = Alert(report.isProblem ? .warning : .info, "Action " + report.text, at: s.now)
+            if let cid, s.attachedActions[cid] != nil {
+                s.actionActivity[cid, default: ActionActivity()].note(report)
+            }
             return []
         case let .commandReported(message, problem):
             s.alert = Alert(problem ? .warning : .info, message, at: s.now)
@@ -172,7 +187,7 @@ public enum Reducer {
             guard !rows.isEmpty else { return }
             let i = rows.firstIndex { $0.id == s.device.cursor } ?? 0
             s.device.cursor = rows[moved(i, rows.count, move)].id
-        case .details:
+        case .details, .regions:
             return
         case let .characteristic(_, cid):
             // History is shown newest first; moving down goes back in time.
@@ -208,7 +223,7 @@ public enum Reducer {
                 s.historyOffset = 0
             }
             return []
-        case .characteristic:
+        case .characteristic, .regions:
             return []
         }
     }
@@ -229,6 +244,9 @@ public enum Reducer {
         case let .characteristic(pid, cid):
             s.route = .device(pid)
             s.device.cursor = cid
+            return []
+        case .regions:
+            s.route = .scan
             return []
         }
     }
@@ -254,6 +272,7 @@ public enum Reducer {
         switch s.route {
         case .scan: target = s.scan.cursor ?? ScanQuery.ids(s).first
         case let .device(pid), let .characteristic(pid, _), let .details(pid): target = pid
+        case .regions: target = nil
         }
         guard let target else { return [] }
         return ConnectionReducer.disconnect(&s, target)
@@ -294,6 +313,36 @@ public enum Reducer {
                     ? .command : .request
                 return [.backend(.write(pid, cid, bytes, type))]
             }
+        case let .action(pid, cid):
+            return submitAction(&s, input.text, pid, cid)
+        }
+    }
+
+    /// `a`'s line: attach a target (and turn notifications on, which is what fires it),
+    /// or with nothing or "off", detach.
+    static func submitAction(_ s: inout AppState, _ text: String, _ pid: PeripheralID, _ cid: CharacteristicID) -> [Effect] {
+        let t = text.trimmingSpaces()
+        if t.isEmpty || t == "off" {
+            s.input = nil
+            guard s.attachedActions.removeValue(forKey: cid) != nil else { return [] }
+            s.actionActivity.removeValue(forKey: cid)
+            s.alert = Alert(.info, "Action detached", at: s.now)
+            return [.attachAction(cid, nil)]
+        }
+        switch ActionTarget.parse(t) {
+        case let .failure(error):
+            s.alert = Alert(.error, error.message, at: s.now)   // the line stays open to fix it
+            return []
+        case let .success(target):
+            s.input = nil
+            s.attachedActions[cid] = target
+            s.actionActivity[cid] = ActionActivity()
+            var effects: [Effect] = [.attachAction(cid, target)]
+            let canSubscribe = s.peripherals[pid]?.characteristic(cid)?.1.properties.canSubscribe ?? false
+            if canSubscribe, !s.subscriptions.contains(cid) { effects.append(.backend(.setNotify(pid, cid, true))) }
+            s.alert = Alert(.info, "Action attached: \(target.summary), on each notification"
+                            + (canSubscribe ? "" : " (this characteristic cannot notify)"), at: s.now)
+            return effects
         }
     }
 
@@ -313,6 +362,7 @@ public enum Reducer {
         switch route {
         case .scan: return false
         case let .device(p), let .characteristic(p, _), let .details(p): return p == id
+        case .regions: return false
         }
     }
 }

@@ -4,6 +4,8 @@ public enum Route: Equatable, Sendable {
     case details(PeripheralID)
     case device(PeripheralID)
     case characteristic(PeripheralID, CharacteristicID)
+    /// iBeacon regions (`b`): inside or outside, the beacons holding them, transitions.
+    case regions
 }
 
 public enum SortOrder: String, CaseIterable, Equatable, Sendable {
@@ -29,6 +31,8 @@ public struct InputLine: Equatable, Sendable {
     public enum Purpose: Equatable, Sendable {
         case filter
         case write(PeripheralID, CharacteristicID)
+        /// `a`: "exec CMD" or "post URL" to run on each notification; empty or "off" detaches.
+        case action(PeripheralID, CharacteristicID)
     }
     public var purpose: Purpose
     public var text: String
@@ -121,6 +125,8 @@ public struct AppState: Equatable, Sendable {
     public var presence = PresenceState()
     /// Actions attached with `a`, fired on each notification of their characteristic.
     public var attachedActions: [CharacteristicID: ActionTarget] = [:]
+    /// How often each attached action fired, and what happened to its latest event.
+    public var actionActivity: [CharacteristicID: ActionActivity] = [:]
     /// Where the replay is, when the backend is a recording played back.
     public var replay: ReplayStatus?
 
@@ -158,5 +164,23 @@ public struct AppState: Equatable, Sendable {
 
     public func isStale(_ p: Peripheral) -> Bool {
         !p.connection.isLinkUp && now - p.lastSeen > Self.staleAfter
+    }
+}
+
+/// An attached action's counters for the characteristic screen and the status bar.
+public struct ActionActivity: Equatable, Sendable {
+    public var fired = 0
+    public var delivered = 0
+    public var problems = 0
+    public var last: DeliveryReport?
+    public init() {}
+
+    mutating func note(_ r: DeliveryReport) {
+        last = r
+        switch r {
+        case .delivered: delivered += 1
+        case .rejected, .gaveUp, .dropped, .failed: problems += 1
+        case .queued, .retrying: break
+        }
     }
 }

@@ -28,7 +28,7 @@ public enum RecordingFormat {
     /// The line for an action, or nil when the action is not a recorded event.
     /// `state` is the state after the action, used to name what paths point at.
     public static func line(for action: Action, state: AppState) -> String? {
-        if case let .actionReported(report) = action { return actionLine(report, at: state.now) }
+        if case let .actionReported(report, _) = action { return actionLine(report, at: state.now) }
         if case let .commandReported(message, problem) = action {
             var j = JSONLine()
             j.string("t", state.now.iso8601); j.string("type", "command"); j.string("message", message); j.bool("problem", problem)

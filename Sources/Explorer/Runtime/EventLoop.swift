@@ -148,13 +148,19 @@ public enum SignalPipe {
         }
         signalPipeWrite = fds[1]
         let readFD = fds[0]
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
         for s in signals {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = onSignal
             sigemptyset(&action.sa_mask)
             action.sa_flags = SA_RESTART
             sigaction(s, &action, nil)
+            sigaddset(&unblock, s)
         }
+        // A parent may have started us with these blocked (the mask survives exec): they
+        // would stay pending forever, and SIGTERM would never restore the terminal.
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         loop.addReader(fd: readFD) {
             var buf = [UInt8](repeating: 0, count: 64)
             let n = read(readFD, &buf, buf.count)
