@@ -102,7 +102,7 @@ enum CharacteristicScreen {
         x += g.put("↯ " + target.summary, x: 1 + x, y: y, style: .accent, maxWidth: max(10, g.width / 2 - x))
         var info = "  \(a.fired) fired, \(a.delivered) delivered"
         if a.problems > 0 { info += ", \(a.problems) failed" }
-        if let last = a.last { info += " · last: " + last.text }
+        if let last = a.last { info += " · " + last.text }
         let bad = a.last?.isProblem ?? false
         g.put(info, x: 1 + x, y: y, style: bad ? .warning : .dimmed, maxWidth: max(0, g.width - x - 3))
     }

@@ -34,7 +34,7 @@ enum RegionsScreen {
             x += g.put("  " + fit(t.kind == .enter ? "enter" : "exit", 6), x: 1 + x, y: y, style: t.kind == .enter ? .good : .warning)
             x += g.put("  " + fit(t.region, 16), x: 1 + x, y: y)
             if let b = t.beacon {
-                g.put("  \(b.address)  \(b.major)/\(b.minor)  \(b.rssi) dBm", x: 1 + x, y: y, style: .dimmed,
+                g.put("  \(b.address)  \(b.major)/\(b.minor)  " + (b.rssi.map { "\($0) dBm" } ?? "RSSI n/a"), x: 1 + x, y: y, style: .dimmed,
                       maxWidth: max(0, g.width - x - 3))
             }
             y += 1
@@ -66,12 +66,14 @@ enum RegionsScreen {
             g.put("no beacon of this region heard", x: 5, y: y, style: .dimmed)
             y += 1
         }
-        for b in r.beacons.sorted(by: { $0.rssi > $1.rssi }) {
+        for b in r.beacons.sorted(by: { ($0.rssi ?? -999) > ($1.rssi ?? -999) }) {
             guard y < bottom else { return }
-            let why = b.rssi < cfg.exitRSSI ? "below \(cfg.exitRSSI) dBm" : s.now - b.at >= cfg.exitAfter ? "not heard lately" : "holds it"
+            let why = b.rssi == nil ? "no RSSI: distance unknown"
+                : b.rssi! < cfg.exitRSSI ? "below \(cfg.exitRSSI) dBm" : s.now - b.at >= cfg.exitAfter ? "not heard lately" : "holds it"
             var bx = g.put(b.address, x: 5, y: y)
             bx += g.put("  " + fit("\(b.major)/\(b.minor)", 11), x: 5 + bx, y: y, style: .dimmed)
-            bx += g.put("  " + rightAligned("\(b.rssi) dBm", 8), x: 5 + bx, y: y, style: b.rssi >= cfg.enterRSSI ? .good : .plain)
+            bx += g.put("  " + rightAligned(b.rssi.map { "\($0) dBm" } ?? "n/a", 8), x: 5 + bx, y: y,
+                          style: (b.rssi ?? -999) >= cfg.enterRSSI ? .good : .plain)
             bx += g.put("  " + fit(age(s.now - b.at) + " ago", 8), x: 5 + bx, y: y, style: .dimmed)
             g.put("  " + why, x: 5 + bx, y: y, style: why == "holds it" ? .good : .dimmed, maxWidth: max(0, g.width - bx - 7))
             y += 1

@@ -68,7 +68,7 @@ func runRegionCommand(_ flags: RegionFlags, _ t: RegionTransition, loop: EventLo
     var env = [("BLE_REGION", t.region), ("BLE_EVENT", t.kind.rawValue), ("BLE_TIME", t.at.iso8601)]
     if let b = t.beacon {
         env += [("BLE_ADDRESS", b.address), ("BLE_MAJOR", String(b.major)), ("BLE_MINOR", String(b.minor)),
-                ("BLE_RSSI", String(b.rssi))]
+                ("BLE_RSSI", b.rssi.map(String.init) ?? "")]
     }
     ChildProcess.run(["/bin/sh", "-c", command], environment: env, loop: loop, timeout: 60) { status, output in
         let last = output.split(separator: "\n").last.map { TerminalSafe.text(String($0.prefix(120))) } ?? ""
@@ -108,7 +108,7 @@ final class Monitor {
             if self.json {
                 print(t.json)
             } else {
-                let b = t.beacon.map { "  \($0.address) \($0.major)/\($0.minor) \($0.rssi) dBm" } ?? ""
+                let b = t.beacon.map { "  \($0.address) \($0.major)/\($0.minor) \($0.rssi.map { "\($0) dBm" } ?? "RSSI n/a")" } ?? ""
                 print("\(t.at.iso8601)  \(t.kind == .enter ? "enter" : "exit ")  \(TerminalSafe.text(t.region))\(b)")
             }
             fflush(stdout)
@@ -122,8 +122,15 @@ final class Monitor {
             if case let .scanFailed(error) = event { fputs("bleexplr: scan failed: \(error)\n", stderr) }
         }
         store.send(.appStarted(recordTo: recordTo))
+        var warned = 0
         func tick() {
             store.send(.tick(Timestamp.now()))
+            let unmeasured = store.state.presence.unmeasured
+            for address in unmeasured.dropFirst(warned) {
+                fputs("bleexplr: beacon \(address) is heard without an RSSI (the controller reports none, or the "
+                      + "kernel drops its reports under --rssi-floor): it cannot bring a region in\n", stderr)
+            }
+            warned = unmeasured.count
             loop.schedule(after: 1) { tick() }
         }
         loop.schedule(after: 1) { tick() }

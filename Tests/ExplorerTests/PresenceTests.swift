@@ -80,6 +80,33 @@ import Testing
         #expect(RecordingFormat.regionLine(t).contains("\"type\":\"region\",\"event\":\"enter\",\"region\":\"Porch\""))
     }
 
+    /// A controller that gives no RSSI: the beacon is listed, never brings the region in,
+    /// and is named once for monitor's warning.
+    @Test func aBeaconWithoutRSSIIsListedButNeverEnters() {
+        var p = state()
+        for i in 0..<3 {
+            #expect(p.observe(address: "AA:00:00:00:00:09", uuid: Self.home, major: 1, minor: 1, rssi: nil, at: t0 + Double(i)).isEmpty)
+        }
+        #expect(!p.regions[0].inside && p.regions[0].beacons.count == 1 && p.regions[0].beacons[0].rssi == nil)
+        #expect(p.unmeasured == ["AA:00:00:00:00:09"])
+    }
+
+    /// BlueZ leaves an unchanged RSSI out of a report: the last RSSI keeps holding the region.
+    @Test func aReportWithoutRSSIKeepsTheLastOne() {
+        var s = AppState(now: t0)
+        s.presence = state([Region(name: "Porch", uuid: Self.home)], exitAfter: 3)
+        let beacon: Bytes = [0x02, 0x15] + DemoCatalog.uuidBytes(Self.home) + [0x00, 0x07, 0x00, 0x01, 0xC5]
+        let adv = Advertisement(manufacturerData: [0x004C: beacon])
+        let id = PeripheralID("7C:9E:BD:4F:10:77")
+        #expect(Fixture.apply(&s, Fixture.report(id, name: nil, rssi: -60, connectable: false, adv: adv), after: 1).count == 1)
+        for k in 1...5 {
+            _ = Reducer.reduce(&s, .backend(.advertisementReceived(AdvertisementReport(
+                id: id, address: id.rawValue, name: nil, rssi: nil, connectable: false, advertisement: adv)), at: t0 + 1 + Double(k)))
+            #expect(Reducer.reduce(&s, .tick(t0 + 1.5 + Double(k))).isEmpty, "left at \(k) s")
+        }
+        #expect(s.presence.regions[0].inside && s.presence.unmeasured.isEmpty)
+    }
+
     /// The demo's porch beacon, run through the world: exactly one enter and one exit per visit.
     @Test func theDemoPorchVisitEntersOnceAndLeavesOnce() {
         let w = SimulatedWorld(seed: 1)

@@ -36,7 +36,7 @@ struct ActionAndRegionScreenTests {
         _ = Reducer.reduce(&s, .actionReported(.queued(seq: 1, pending: 1), for: T.hrmChar))
         _ = Reducer.reduce(&s, .actionReported(.delivered(seq: 1, attempt: 1, detail: "exit 0"), for: T.hrmChar))
         let lines = T.render(s)
-        #expect(lines[9] == " Action   ↯ exec ./on-press  1 fired, 1 delivered · last: #1 delivered: exit 0")
+        #expect(lines[9] == " Action   ↯ exec ./on-press  1 fired, 1 delivered · #1 delivered: exit 0")
         #expect(lines[22] == "Action #1 delivered: exit 0")
         #expect(lines[23].contains("↯1 fired"))
     }

@@ -223,7 +223,7 @@ struct ScreenTests {
         #expect(g.lines() == ["会議室A"])
         #expect(g.put("ホワイトボード", x: 0, y: 0, maxWidth: 5) == 4)
         // Symbols terminals draw as emoji are two columns too (a tag named "⚡Tag").
-        #expect(CellGrid.columns(of: "⚡Tag ⭐") == 7)
+        #expect(CellGrid.columns(of: "⚡Tag ⭐") == 8)
         #expect(CellGrid.columns(of: "↯ ⌂ ● ○") == 7)
     }
 }

@@ -8,8 +8,10 @@ enum BackendReducer {
             s.adapter = status
         case let .advertisementReceived(report):
             advertisement(&s, report, at: at)
-            if !s.presence.regions.isEmpty, let rssi = report.rssi,
-               case let .iBeacon(uuid, major, minor, _)? = s.peripherals[report.id]?.advertisement.beacon {
+            if !s.presence.regions.isEmpty, let p = s.peripherals[report.id],
+               case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon {
+                // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
+                let rssi = report.rssi ?? p.rssi
                 return s.presence.observe(address: report.address, uuid: uuid, major: major, minor: minor, rssi: rssi, at: at)
                     .map { .regionChanged($0) }
             }

@@ -58,7 +58,8 @@ public struct BeaconSighting: Equatable, Sendable {
     public let address: String
     public let major: UInt16
     public let minor: UInt16
-    public var rssi: Int
+    /// nil: heard, but the controller gave no RSSI (127, "not available").
+    public var rssi: Int?
     public var at: Timestamp
 }
 
@@ -85,7 +86,7 @@ public struct RegionTransition: Equatable, Sendable {
         var j = JSONLine()
         j.string("t", at.iso8601); j.string("event", kind.rawValue); j.string("region", region)
         if let b = beacon {
-            j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); j.int("rssi", b.rssi)
+            j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); if let r = b.rssi { j.int("rssi", r) }
         }
         return j.finish()
     }
@@ -97,14 +98,18 @@ public struct PresenceState: Equatable, Sendable {
     /// The latest transitions, newest last (bounded).
     public var log: [RegionTransition] = []
     static let logLimit = 50
+    /// Beacons of a region heard without any RSSI, in the order first heard: distance
+    /// cannot be judged, so they never bring a region in (monitor warns about them).
+    public private(set) var unmeasured: [String] = []
 
     public init(regions: [Region] = [], config: PresenceConfig = PresenceConfig()) {
         self.config = config
         self.regions = regions.map(RegionState.init)
     }
 
-    /// An iBeacon report. Returns the regions it brought in.
-    public mutating func observe(address: String, uuid: BLEUUID, major: UInt16, minor: UInt16, rssi: Int,
+    /// An iBeacon report. Returns the regions it brought in. Without an RSSI it is only
+    /// listed: nothing says how near it is.
+    public mutating func observe(address: String, uuid: BLEUUID, major: UInt16, minor: UInt16, rssi: Int?,
                                  at: Timestamp) -> [RegionTransition] {
         var out: [RegionTransition] = []
         for i in regions.indices where regions[i].region.matches(uuid: uuid, major: major, minor: minor) {
@@ -113,6 +118,10 @@ public struct PresenceState: Equatable, Sendable {
                 regions[i].beacons[k] = sighting
             } else if regions[i].beacons.count < 32 {
                 regions[i].beacons.append(sighting)
+            }
+            guard let rssi else {
+                if !unmeasured.contains(address), unmeasured.count < 64 { unmeasured.append(address) }
+                continue
             }
             if rssi >= config.exitRSSI { regions[i].heldAt = at }
             if !regions[i].inside, rssi >= config.enterRSSI {

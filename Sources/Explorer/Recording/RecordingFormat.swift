@@ -119,7 +119,7 @@ public enum RecordingFormat {
         var j = JSONLine()
         j.string("t", t.at.iso8601); j.string("type", "region"); j.string("event", t.kind.rawValue); j.string("region", t.region)
         if let b = t.beacon {
-            j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); j.int("rssi", b.rssi)
+            j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); if let r = b.rssi { j.int("rssi", r) }
         }
         return j.finish()
     }

@@ -3,7 +3,7 @@
 Tests run with /usr/bin/python3 (Debian's, with python3-dbus and python3-gi) and find the lab's bus in
 BLEEXPLR_LAB_BUS (tcp:host=127.0.0.1,port=17777). A test passes by exiting 0; `fail(...)` exits 1.
 """
-import os, sys, time
+import json, os, signal, subprocess, sys, time
 import dbus, dbus.mainloop.glib
 from gi.repository import GLib
 
@@ -234,6 +234,86 @@ class Fixtures:
     def state(self):
         return {str(n): {str(k): (v if isinstance(v, (bool,)) else str(v)) for k, v in s.items()}
                 for n, s in self.c.State().items()}
+
+
+# ------------------------------------------------------------------ the bleexplr binary in the background
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+
+
+def bleexplr_bin():
+    """.build/debug/bleexplr of this checkout, or $BLEEXPLR_BIN."""
+    return os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+
+
+class Background:
+    """A program running in the background, its stdout and stderr in files under `tmp`.
+
+    `Background.bleexplr(tmp, 'watch', ...)` runs the binary against the lab's bus on hci0.
+    `events()` parses stdout as JSON Lines; `wait_for(what, cond)` pumps the GLib loop until
+    cond() holds; `stop()` sends SIGTERM and returns the exit status (SIGKILL after a timeout)."""
+
+    def __init__(self, args, tmp, name='bg', env=None):
+        self.args, self.name = list(args), name
+        self.out_path, self.err_path = os.path.join(tmp, name + '.out'), os.path.join(tmp, name + '.err')
+        log('$ (background %s)' % name, ' '.join(self.args))
+        with open(self.out_path, 'wb') as o, open(self.err_path, 'wb') as e:
+            self.p = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=o, stderr=e,
+                                      env=dict(os.environ, **(env or {})))
+        self.rc = None
+
+    @classmethod
+    def bleexplr(cls, tmp, *args, name='bleexplr', env=None):
+        return cls([bleexplr_bin(), '--bus', bus_address(), '--adapter', 'hci0'] + list(args), tmp, name, env)
+
+    def out(self):
+        with open(self.out_path, encoding='utf-8', errors='replace') as f:
+            return f.read()
+
+    def err(self):
+        with open(self.err_path, encoding='utf-8', errors='replace') as f:
+            return f.read()
+
+    def events(self):
+        """stdout's complete JSON lines (a line still being written is left out)."""
+        r = []
+        for line in self.out().split('\n')[:-1]:
+            if line.strip():
+                try:
+                    r.append(json.loads(line))
+                except ValueError:
+                    fail('%s printed a line that is not JSON: %r' % (self.name, line))
+        return r
+
+    def alive(self):
+        return self.p.poll() is None
+
+    def wait_for(self, what, cond, timeout=30.0):
+        """Waits until cond() is true; fails (with the output so far) on timeout or if the program ends."""
+        r = pump(timeout, lambda: cond() or not self.alive())
+        if cond():
+            log('ok:', what)
+            return r
+        self.dump()
+        fail('%s: %s' % (what, ('%s ended with status %s' % (self.name, self.p.poll())) if not self.alive()
+                         else 'not within %.0fs' % timeout))
+
+    def stop(self, sig=signal.SIGTERM, timeout=15.0):
+        if self.rc is not None:
+            return self.rc
+        if self.alive():
+            self.p.send_signal(sig)
+        try:
+            self.rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            log('%s did not end within %.0fs of signal %d: SIGKILL' % (self.name, timeout, sig))
+            self.p.kill()
+            self.rc = self.p.wait()
+        return self.rc
+
+    def dump(self):
+        for label, text in (('stdout', self.out()), ('stderr', self.err())):
+            for line in text.splitlines():
+                log('  %s %s |' % (self.name, label), line)
 
 
 def main(fn):
