@@ -136,7 +136,7 @@ for t in "${tests[@]}"; do
   for f in "${GUEST_LOGS[@]}"; do off[$f]=$(stat -c %s "$XLOG/$f.log" 2>/dev/null || echo 0); done
   t0=$SECONDS
   # in the background + wait: a signal to this script then acts at once (the trap stops the test)
-  timeout -k 5 90 /usr/bin/python3 "$HERE/lib/reset.py" > "$OUT/$name.reset.log" 2>&1 < /dev/null & child=$!
+  LAB_TEST_NAME="$name" timeout -k 5 90 /usr/bin/python3 "$HERE/lib/reset.py" > "$OUT/$name.reset.log" 2>&1 < /dev/null & child=$!
   if ! wait "$child"; then
     rc=reset
   else

@@ -24,9 +24,18 @@ for h in ('hci0', 'hci1'):   # the central, and the example server's view of its
             ad.RemoveDevice(p)
             n += 1
     print('%s: removed %d device(s)' % (h, n))
-fx = Fixtures(bus)
-fx.Reset(timeout=60)
-fx.settle(20)
+# The fixtures' GATT apps and adverts die with a bluetoothd that a test-zz* test restarted; the
+# tests named test-zz* come last and do not use them, so for those a gone fixture service is fine.
+after_restart = os.environ.get('LAB_TEST_NAME', '').startswith('test-zz')
+try:
+    fx = Fixtures(bus)
+    fx.Reset(timeout=60)
+    fx.settle(20)
+except dbus.DBusException as e:
+    if not after_restart:
+        raise
+    print('fixtures not reset (%s): %s runs after a bluetoothd restart and does not use them'
+          % (e.get_dbus_name(), os.environ['LAB_TEST_NAME']))
 left = [str(p) for p, i in om.GetManagedObjects().items() if str(p).startswith('/org/bluez/hci0/dev_')]
 if left:
     sys.exit('devices still known on hci0 after reset: %s' % left)
