@@ -52,8 +52,10 @@ public final class HTTPSender: ActionSender {
         if !hasContentType { r.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type") }
         let body: String
         if let template = action.body {
-            switch resolve(ActionTemplate.render(template, e, json: action.isJSON)) {
-            case let .success(b): body = b
+            // Secrets first, into the template only: a device whose value says
+            // "${TOKEN}" must not get the token put in its place.
+            switch resolve(template) {
+            case let .success(t): body = ActionTemplate.render(t, e, json: action.isJSON)
             case let .failure(err): return .failure(err)
             }
         } else {
@@ -77,10 +79,21 @@ public final class HTTPSender: ActionSender {
             let outcome = Self.outcome(data: data, response: response, error: error)
             inbox.post { [weak self] in
                 guard let self, let d = self.waiting.removeValue(forKey: id) else { return }
-                d(outcome)
+                d(self.masked(outcome))
             }
         }
         task.resume()
+    }
+
+    /// A server that echoes the request back must not show a secret on screen or in the
+    /// recording: every secret value this action uses is masked in what it answered.
+    func masked(_ outcome: SendOutcome) -> SendOutcome {
+        guard case let .rejected(text) = outcome else { return outcome }
+        let names = ActionTemplate.secretNames(action.url) + action.headers.flatMap { ActionTemplate.secretNames($0.value) }
+            + ActionTemplate.secretNames(action.body ?? "")
+        var t = text
+        for n in names { if let v = secret(n), v.count >= 3 { t = t.replacingOccurrences(of: v, with: "•••") } }
+        return .rejected(t)
     }
 
     nonisolated static func outcome(data: Data?, response: URLResponse?, error: Error?) -> SendOutcome {

@@ -41,9 +41,12 @@ struct Secrets {
 }
 
 extension String {
+    /// Drops trailing characters made only of scalars in `set` ("\r\n" is one Character
+    /// in Swift, so the scalars are compared, not the characters).
     func trimmingCharacters(in set: String) -> String {
+        let drop = Set(set.unicodeScalars)
         var s = self[...]
-        while let l = s.last, set.contains(l) { s.removeLast() }
+        while let l = s.last, l.unicodeScalars.allSatisfy({ drop.contains($0) }) { s.removeLast() }
         return String(s)
     }
 }

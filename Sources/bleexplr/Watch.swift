@@ -97,6 +97,8 @@ final class Watch {
     private var reconnectTimer: EventLoop.TimerID?
     private var lastFired: Double?
     private var stopping = false
+    /// 1 when watching cannot work (the characteristic cannot notify).
+    private var exitCode: Int32 = 0
     private let linkBackoff = Backoff(initial: 1, limit: 30)
 
     init(store: Store, backend: Backend, runner: EffectRunner, loop: EventLoop, plan: WatchPlan, json: Bool,
@@ -144,7 +146,7 @@ final class Watch {
         loop.run()
         backend.shutdown()
         runner.finish()
-        return 0
+        return exitCode
     }
 
     private func leave() {
@@ -180,6 +182,7 @@ final class Watch {
             }
             guard c.properties.contains(.notify) || c.properties.contains(.indicate) else {
                 fputs("bleexplr: \(plan.uuid) on \(plan.address) neither notifies nor indicates\n", stderr)
+                exitCode = 1
                 leave()
                 return
             }

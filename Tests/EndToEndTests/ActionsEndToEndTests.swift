@@ -176,13 +176,19 @@ struct ActionsEndToEndTests {
         watch.stop(SIGKILL)
 
         let up = try HTTPSink()
-        watch = try Background(Tmux.binary, ["--demo", "watch", Self.itag, "FFE1",
+        // This time the token comes from a secrets file (mode 600), CRLF line ends and all.
+        let secrets = tempPath("secrets")
+        defer { unlink(secrets) }
+        FileManager.default.createFile(atPath: secrets, contents: Data("# kintone\nTOK=from-file\r\n".utf8), attributes: [.posixPermissions: 0o600])
+        watch = try Background(Tmux.binary, ["--demo", "--secrets", secrets, "watch", Self.itag, "FFE1", "--header", "X-Token: ${TOK}",
                                              "--post", "http://127.0.0.1:\(up.port)/", "--body", Self.body, "--queue", queue])
         try watch.waitFor("the backlog", timeout: 20) { $0.contains("#3 delivered") }
         #expect(watch.output.contains("events from an earlier run to deliver"))
         usleep(300_000)
         #expect(watch.stop() == 0)
         let delivered = seqs(up.requests, status: 201)
+        let headers = up.requests.first?["headers"] as? [String: String] ?? [:]
+        #expect(headers.first { $0.key.lowercased() == "x-token" }?.value == "from-file")
         #expect(Array(delivered.prefix(while: { $0 <= 3 })) == [1, 2, 3] || delivered.starts(with: [1, 2, 3]))
         #expect(Set(delivered).count == delivered.count)
         #expect(delivered.sorted() == delivered)
@@ -300,6 +306,10 @@ struct ActionsEndToEndTests {
         #expect(code == 2 && out.contains("unknown placeholder {{nope}}"))
         (code, out) = try spawn(Tmux.binary, ["--demo", "watch", Self.itag, "FFE1", "--post", "http://x/", "--header", "Authorization: Bearer ${UNSET_\(getpid())}"])
         #expect(code == 2 && out.contains("no value for ${UNSET_"))
+        (code, out) = try spawn(Tmux.binary, ["--demo", "watch", Self.itag, "2A06", "--exec", "true", "--queue", tempPath("q")])
+        #expect(code == 1 && out.contains("2A06 on FC:58:FA:1A:2B:3C neither notifies nor indicates"))
+        (code, out) = try spawn(Tmux.binary, ["--demo", "--eom", "", "scan"])
+        #expect(code == 2 && out.contains("--eom takes"))
         (code, out) = try spawn(Tmux.binary, ["monitor", "--region", "Home=180D"])
         #expect(code == 2 && out.contains("--region takes NAME=UUID"))
         (code, out) = try spawn(Tmux.binary, ["--demo", "monitor", "--enter-rssi", "-90", "--exit-rssi", "-80"])

@@ -45,6 +45,22 @@ import Explorer
         #expect(v["seq"]?.int == 0)
     }
 
+    /// A device's value that spells a secret's name stays that text; the secret goes only
+    /// where the template put it.
+    @Test func aValueNamingASecretDoesNotGetIt() throws {
+        let s = try sender("http://127.0.0.1:9/x", [], body: #"{"v": "{{text}}", "k": "${KEY}"}"#, secrets: ["KEY": "s3cr3t"])
+        let e = FiredEvent(at: Timestamp(1_764_547_200), address: "FC:58:FA:1A:2B:3C", uuid: "FFE1", bytes: Array("${KEY}".utf8))
+        let body = String(decoding: try s.request(for: e).get().httpBody ?? Data(), as: UTF8.self)
+        #expect(body == #"{"v": "${KEY}", "k": "s3cr3t"}"#)
+    }
+
+    /// A server that echoes the token in its refusal does not get it onto the screen.
+    @Test func aRefusalEchoingTheTokenIsMasked() throws {
+        let s = try sender("http://127.0.0.1:9/x", ["X-Token: ${KEY}"], body: nil, secrets: ["KEY": "s3cr3t"])
+        #expect(s.masked(.rejected("HTTP 401: bad token s3cr3t")) == .rejected("HTTP 401: bad token •••"))
+        #expect(s.masked(.retry("HTTP 500")) == .retry("HTTP 500"))
+    }
+
     @Test func statusesAreDeliveredRetriedOrRejected() {
         func outcome(_ status: Int) -> SendOutcome {
             let r = HTTPURLResponse(url: URL(string: "http://x/")!, statusCode: status, httpVersion: nil, headerFields: nil)
