@@ -99,7 +99,9 @@ enum CharacteristicScreen {
     static func drawAction(_ target: ActionTarget, _ a: ActionActivity, y: Int, into g: inout CellGrid) {
         g.put("Action", x: 1, y: y, style: .dimmed)
         var x = 9
-        x += g.put("↯ " + target.summary, x: 1 + x, y: y, style: .accent, maxWidth: max(10, g.width / 2 - x))
+        let room = max(10, g.width / 2 - x), summary = "↯ " + target.summary
+        // Cut with an ellipsis, so a long command does not look like the whole of it.
+        x += g.put(CellGrid.columns(of: summary) > room ? fit(summary, room) : summary, x: 1 + x, y: y, style: .accent)
         var info = "  \(a.fired) fired, \(a.delivered) delivered"
         if a.problems > 0 { info += ", \(a.problems) failed" }
         if let last = a.last { info += " · " + last.text }
