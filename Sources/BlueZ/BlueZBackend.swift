@@ -33,7 +33,7 @@ public final class BlueZBackend: Backend {
     public private(set) var adapterPath: String?
     private var devicePaths: [PeripheralID: String] = [:]
     /// The reverse of devicePaths: every Device1 signal looks its device up here.
-    private var deviceIDs: [String: PeripheralID] = [:]
+    private var deviceIDs = DevicePathIndex()
     private var scanWanted = false
     private var scanning = false
     private var localDisconnects: Set<PeripheralID> = []
@@ -53,6 +53,7 @@ public final class BlueZBackend: Backend {
         self.loop = loop
         self.emit = emit
         bus.signalHandler = { [weak self] in self?.signal($0) }
+        bus.fastSignalHandler = { [weak self] in self?.advertisingChanged($0) ?? false }
         bus.disconnectHandler = { [weak self] in
             self?.send(.failure(BackendError(name: "org.freedesktop.DBus.Error.Disconnected", message: "lost the D-Bus connection")))
             self?.forgetEverything()
@@ -202,6 +203,53 @@ public final class BlueZBackend: Backend {
         default:
             break
         }
+    }
+
+    /// The fast path for most of a busy room's traffic: a Device1 PropertiesChanged that
+    /// carries only RSSI and ManufacturerData (what every advertising report changes),
+    /// read straight from the message into one report, without a value tree, Strings or
+    /// the mirror (which keeps nothing of advertising data). Anything else, or anything of
+    /// an unexpected type, returns false and takes the general path below (`signal`),
+    /// which reads the whole message and decides the same way for these two properties.
+    private func advertisingChanged(_ s: DBusRawSignal) -> Bool {
+        guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties") else { return false }
+        var args = s.arguments()
+        guard args.equals("org.bluez.Device1"), let id = deviceIDs.lookup(s.path),
+              args.next(), args.elementType == UInt8(ascii: "e"), var entries = args.recurse() else { return false }
+        var rssi: Int?
+        var manufacturerData: [UInt16: Bytes] = [:]
+        var advertising = false
+        while !entries.atEnd {
+            guard var entry = entries.recurse() else { return false }
+            if entry.equals("RSSI") {
+                guard entry.next(), var v = entry.recurse(), let r = v.int16() else { return false }
+                // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
+                rssi = r == 0 || r == 127 ? nil : Int(r)
+            } else if entry.equals("ManufacturerData") {
+                guard entry.next(), var v = entry.recurse(), v.elementType == UInt8(ascii: "e"),
+                      var companies = v.recurse() else { return false }
+                while !companies.atEnd {
+                    guard var company = companies.recurse(), let key = company.uint16(), company.next(),
+                          var data = company.recurse(), let bytes = data.bytes() else { return false }
+                    manufacturerData[key] = bytes
+                    companies.next()
+                }
+            } else {
+                return false
+            }
+            advertising = true
+            entries.next()
+        }
+        // Invalidated properties (RSSI when a scan stops) take the general path.
+        guard args.next(), args.elementType == UInt8(ascii: "s"), var invalidated = args.recurse(),
+              invalidated.atEnd else { return false }
+        propertiesChangedCount += 1
+        if advertising {
+            send(.advertisementReceived(AdvertisementReport(
+                id: id, address: id.rawValue, name: nil, rssi: rssi, connectable: nil,
+                advertisement: Advertisement(manufacturerData: manufacturerData))))
+        }
+        return true
     }
 
     private func interfacesAdded(_ path: String, _ names: [String]) {

@@ -9,6 +9,7 @@ final class FakeBus: DBusClient {
     var calls: [(DBusCall, (Result<[DBusValue], DBusError>) -> Void)] = []
     var log: [String] = []
     var signalHandler: (@MainActor (DBusSignal) -> Void)?
+    var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)?
     var disconnectHandler: (@MainActor () -> Void)?
 
     func call(_ call: DBusCall, timeout: Double, reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
@@ -32,7 +33,17 @@ final class FakeBus: DBusClient {
 
     func pending(_ member: String) -> DBusCall? { calls.first { $0.0.member == member }?.0 }
 
+    /// Signals the fast path took (the rest went to signalHandler).
+    var fastHandled = 0
+
+    /// As a real connection delivers it: built into a real message, offered to the fast
+    /// handler first, then as values to the signal handler.
     func signal(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue]) {
+        if let fast = fastSignalHandler,
+           DBusRawSignal.with(path: path, interface: interface, member: member, args: args, fast) == true {
+            fastHandled += 1
+            return
+        }
         signalHandler?(DBusSignal(sender: ":1.1", path: path, interface: interface, member: member, args: args))
     }
 
@@ -138,6 +149,46 @@ struct BlueZBackendTests {
         #expect(r.rssi == -61 && r.name == nil && r.advertisement.manufacturerData.isEmpty)
         bus.changed(Self.dev, "org.bluez.Device1", [:], invalidated: ["RSSI"])
         #expect(sink.events.last == .rssiLost(Self.id))
+    }
+
+    /// Advertising changes (RSSI, ManufacturerData) take the fast path; what it gives
+    /// must be exactly what the general path gives for the same signal.
+    @Test func advertisingFastPathMatchesTheGeneralPath() {
+        let signals: [(props: [String: DBusValue], invalidated: [String])] = [
+            (["RSSI": .int16(-61), "ManufacturerData": .dict(key: "q", value: "v", [
+                DBusDictEntry(.uint16(0x004C), .variant(.bytes([2, 0x15, 9]))),
+                DBusDictEntry(.uint16(0xFFFF), .variant(.bytes([])))])], []),
+            (["RSSI": .int16(127)], []),                       // not available
+            (["ManufacturerData": .dict(key: "q", value: "v", [])], []),
+            ([:], []),
+            // Not for the fast path: other properties, other types, invalidations.
+            (["RSSI": .int16(-70), "Name": .string("New")], []),
+            (["RSSI": .int32(-70)], []),
+            (["ManufacturerData": .dict(key: "q", value: "v", [DBusDictEntry(.uint16(1), .variant(.string("x")))])], []),
+            (["RSSI": .int16(-50)], ["ManufacturerData"]),
+            ([:], ["RSSI"]),
+            (["Connected": .bool(false)], []),
+        ]
+        var runs: [[BackendEvent]] = []
+        var counts: [Int] = []
+        for fast in [true, false] {
+            let (bus, backend, sink, _) = Self.started()
+            if !fast { bus.fastSignalHandler = nil }
+            sink.events.removeAll()
+            for s in signals { bus.changed(Self.dev, "org.bluez.Device1", s.props, invalidated: s.invalidated) }
+            // Another device's path, and another interface: neither is a device update.
+            bus.changed(Self.dev + "0", "org.bluez.Device1", ["RSSI": .int16(-1)])
+            bus.changed(Self.dev, "org.bluez.Battery1", ["Percentage": .byte(3)])
+            runs.append(sink.events)
+            counts.append(backend.propertiesChangedCount)
+            if fast { #expect(bus.fastHandled == 4) } else { #expect(bus.fastHandled == 0) }
+        }
+        #expect(runs[0] == runs[1])
+        #expect(counts[0] == counts[1])
+        #expect(runs[0].first == .advertisementReceived(AdvertisementReport(
+            id: Self.id, address: Self.id.rawValue, name: nil, rssi: -61, connectable: nil,
+            advertisement: Advertisement(manufacturerData: [0x004C: [2, 0x15, 9], 0xFFFF: []]))))
+        #expect(runs[0].contains(.rssiLost(Self.id)))
     }
 
     @Test func connectRetriesOnceThenResolvesServices() {
