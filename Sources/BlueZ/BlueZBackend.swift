@@ -212,37 +212,40 @@ public final class BlueZBackend: Backend {
     /// an unexpected type, returns false and takes the general path below (`signal`),
     /// which reads the whole message and decides the same way for these two properties.
     private func advertisingChanged(_ s: DBusRawSignal) -> Bool {
-        guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties") else { return false }
+        // The signature settles the shape (s, a{sv}, as); only the variants need checking.
+        guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
+              s.hasSignature("sa{sv}as") else { return false }
         var args = s.arguments()
         guard args.equals("org.bluez.Device1"), let id = deviceIDs.lookup(s.path),
-              args.next(), args.elementType == UInt8(ascii: "e"), var entries = args.recurse() else { return false }
+              args.next(), var entries = args.recurse(), args.next(), var invalidated = args.recurse(),
+              // Invalidated properties (RSSI when a scan stops) take the general path.
+              invalidated.atEnd else { return false }
         var rssi: Int?
         var manufacturerData: [UInt16: Bytes] = [:]
         var advertising = false
-        while !entries.atEnd {
-            guard var entry = entries.recurse() else { return false }
-            if entry.equals("RSSI") {
-                guard entry.next(), var v = entry.recurse(), let r = v.int16() else { return false }
-                // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
-                rssi = r == 0 || r == 127 ? nil : Int(r)
-            } else if entry.equals("ManufacturerData") {
-                guard entry.next(), var v = entry.recurse(), v.elementType == UInt8(ascii: "e"),
-                      var companies = v.recurse() else { return false }
-                while !companies.atEnd {
-                    guard var company = companies.recurse(), let key = company.uint16(), company.next(),
-                          var data = company.recurse(), let bytes = data.bytes() else { return false }
-                    manufacturerData[key] = bytes
-                    companies.next()
+        if !entries.atEnd {
+            repeat {
+                guard var entry = entries.recurse(), let key = entry.cString(), entry.next(),
+                      var v = entry.recurse() else { return false }
+                if DBusReader.same(key, "RSSI") {
+                    guard let r = v.int16() else { return false }
+                    // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
+                    rssi = r == 0 || r == 127 ? nil : Int(r)
+                } else if DBusReader.same(key, "ManufacturerData") {
+                    guard v.elementType == UInt8(ascii: "e"), var companies = v.recurse() else { return false }
+                    if !companies.atEnd {
+                        repeat {
+                            guard var company = companies.recurse(), let key = company.uint16(), company.next(),
+                                  var data = company.recurse(), let bytes = data.bytes() else { return false }
+                            manufacturerData[key] = bytes
+                        } while companies.next()
+                    }
+                } else {
+                    return false
                 }
-            } else {
-                return false
-            }
-            advertising = true
-            entries.next()
+                advertising = true
+            } while entries.next()
         }
-        // Invalidated properties (RSSI when a scan stops) take the general path.
-        guard args.next(), args.elementType == UInt8(ascii: "s"), var invalidated = args.recurse(),
-              invalidated.atEnd else { return false }
         propertiesChangedCount += 1
         if advertising {
             send(.advertisementReceived(AdvertisementReport(

@@ -42,16 +42,17 @@ struct DevicePathIndex {
 
     /// The device whose path is this NUL-terminated string, without making a String.
     func lookup(_ cPath: UnsafePointer<CChar>) -> PeripheralID? {
-        let n = strlen(cPath)
-        guard n > 0 else { return nil }
-        return cPath.withMemoryRebound(to: UInt8.self, capacity: n) { p -> PeripheralID? in
-            let buffer = UnsafeBufferPointer(start: p, count: n)
-            guard let entry = byHash[Self.hash(buffer)], entry.path.count == n else {
-                return nil
-            }
-            let same = entry.path.withUnsafeBufferPointer { memcmp($0.baseAddress!, p, n) == 0 }
-            return same ? entry.id : nil
+        // One pass: hash and length together.
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var n = 0
+        while cPath[n] != 0 {
+            h ^= UInt64(UInt8(bitPattern: cPath[n]))
+            h = h &* 0x0000_0100_0000_01b3
+            n += 1
         }
+        guard n > 0, let entry = byHash[h], entry.path.count == n else { return nil }
+        let same = entry.path.withUnsafeBufferPointer { memcmp($0.baseAddress!, cPath, n) == 0 }
+        return same ? entry.id : nil
     }
 
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {

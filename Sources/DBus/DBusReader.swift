@@ -51,7 +51,12 @@ public struct DBusReader {
     /// (compared in place, no String made).
     public mutating func equals(_ s: StaticString) -> Bool {
         guard let p = cString() else { return false }
-        return s.withUTF8Buffer { want in
+        return Self.same(p, s)
+    }
+
+    /// Whether a NUL-terminated string from a message is `s`.
+    public static func same(_ p: UnsafePointer<CChar>, _ s: StaticString) -> Bool {
+        s.withUTF8Buffer { want in
             strncmp(p, UnsafeRawPointer(want.baseAddress!).assumingMemoryBound(to: CChar.self), want.count) == 0
                 && p[want.count] == 0
         }
@@ -111,14 +116,12 @@ public struct DBusRawSignal {
         return DBusReader(iter: it)
     }
 
-    public func isInterface(_ s: StaticString) -> Bool { Self.same(interface, s) }
-    public func isMember(_ s: StaticString) -> Bool { Self.same(member, s) }
-
-    static func same(_ p: UnsafePointer<CChar>, _ s: StaticString) -> Bool {
-        s.withUTF8Buffer { want in
-            strncmp(p, UnsafeRawPointer(want.baseAddress!).assumingMemoryBound(to: CChar.self), want.count) == 0
-                && p[want.count] == 0
-        }
+    public func isInterface(_ s: StaticString) -> Bool { DBusReader.same(interface, s) }
+    public func isMember(_ s: StaticString) -> Bool { DBusReader.same(member, s) }
+    /// The body's signature is `s` ("sa{sv}as"): one comparison that settles the shape of
+    /// every argument, so a reader need only check inside variants.
+    public func hasSignature(_ s: StaticString) -> Bool {
+        dbus_message_get_signature(message).map { DBusReader.same($0, s) } ?? false
     }
 
     /// Builds a real message from values and lends it as a raw signal: how a test (or a
