@@ -366,8 +366,8 @@ public final class BlueZBackend: Backend {
                     self?.send(.failure(BlueZTranslate.backendError(e)))
                 }
             }
-        case let .read(_, cid):
-            readValue(cid.path, BlueZTranslate.characteristic) { [weak self] in self?.send(.readCompleted(cid, $0)) }
+        case let .read(_, cid, offset):
+            readValue(cid.path, BlueZTranslate.characteristic, offset: offset) { [weak self] in self?.send(.readCompleted(cid, $0)) }
         case let .write(_, cid, bytes, type):
             call(cid.path, BlueZTranslate.characteristic, "WriteValue",
                  [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
@@ -402,10 +402,11 @@ public final class BlueZBackend: Backend {
         }
     }
 
-    /// ReadValue on a characteristic or descriptor; the reply must be `ay`.
-    private func readValue(_ path: String, _ interface: String,
+    /// ReadValue on a characteristic or descriptor; the reply must be `ay`. BlueZ reads a
+    /// long value whole by itself; an offset (`{offset: q}`) reads from there on.
+    private func readValue(_ path: String, _ interface: String, offset: UInt16 = 0,
                            _ done: @escaping @MainActor (Result<Bytes, BackendError>) -> Void) {
-        call(path, interface, "ReadValue", [.vardict([:])]) { result in
+        call(path, interface, "ReadValue", [.vardict(offset == 0 ? [:] : ["offset": .uint16(offset)])]) { result in
             switch result {
             case let .success(args):
                 guard let bytes = args.first?.bytes else { return done(.failure(.failed("unexpected ReadValue reply"))) }

@@ -229,6 +229,17 @@ struct BlueZBackendTests {
         #expect(sink2.events.contains(.disconnected(Self.id, .remote)))
     }
 
+    @Test func readWithAnOffsetPassesItToBlueZ() {
+        let (bus, backend, sink, _) = Self.started()
+        let c = AttributeID(Self.dev + "/service000a/char000b")
+        backend.execute(.read(Self.id, c, offset: 22))
+        #expect(bus.pending("ReadValue")?.args == [.vardict(["offset": .uint16(22)])])
+        bus.answer("ReadValue", .success([.bytes([7, 8])]))
+        #expect(sink.events.last == .readCompleted(c, .success([7, 8])))
+        backend.execute(.read(Self.id, c))   // offset 0: the whole value, no option at all
+        #expect(bus.pending("ReadValue")?.args == [.vardict([:])])
+    }
+
     @Test func readWriteErrorsKeepBlueZNames() {
         let (bus, backend, sink, _) = Self.started()
         let c = AttributeID(Self.dev + "/service000a/char000b")
