@@ -22,6 +22,8 @@ public final class BlueZBackend: Backend {
         "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager'",
         "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='/org/bluez'",
         "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'",
+        // Newer BlueZ says why a link dropped, just before Connected turns false.
+        "type='signal',sender='org.bluez',interface='org.bluez.Device1',member='Disconnected',path_namespace='/org/bluez'",
     ]
 
     let bus: DBusClient
@@ -37,6 +39,8 @@ public final class BlueZBackend: Backend {
     private var scanWanted = false
     private var scanning = false
     private var localDisconnects: Set<PeripheralID> = []
+    /// Reasons from Device1.Disconnected, waiting for the Connected=false that follows.
+    private var disconnectReasons: [PeripheralID: DisconnectReason] = [:]
     private var resolving: [PeripheralID: EventLoop.TimerID] = [:]
     private var resolvedSent: Set<PeripheralID> = []
     private var subscribed: Set<String> = []
@@ -154,6 +158,7 @@ public final class BlueZBackend: Backend {
         resolvedSent.removeAll()
         devicePaths.removeAll()
         deviceIDs.removeAll()
+        disconnectReasons.removeAll()
         subscribed.removeAll()
         mirror.removeAll()
         scanning = false
@@ -186,6 +191,11 @@ public final class BlueZBackend: Backend {
                 devicePaths.removeValue(forKey: id)
                 send(.peripheralRemoved(id))
             }
+        case (BlueZTranslate.device, "Disconnected"):
+            // Disconnected(s name, s message), BlueZ versions after the lab's 5.66. Connected
+            // turns false right after it: the reason waits for that.
+            guard let id = deviceIDs[s.path], let name = s.args.first?.string else { return }
+            disconnectReasons[id] = BlueZTranslate.disconnectReason(name, weAsked: localDisconnects.contains(id))
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
             let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
@@ -303,11 +313,14 @@ public final class BlueZBackend: Backend {
             if invalidated.contains("RSSI") { send(.rssiLost(id)) }
             if let connected = changed["Connected"]?.bool {
                 if connected {
+                    disconnectReasons.removeValue(forKey: id)   // a stale one, never followed by Connected=false
                     send(.connected(id))
                 } else {
                     if let t = resolving.removeValue(forKey: id) { loop?.cancel(t) }
                     resolvedSent.remove(id)
-                    let reason: DisconnectReason = localDisconnects.remove(id) != nil ? .local : .remote
+                    // Without BlueZ's reason (5.66 and older): ours if we asked, else the peer's.
+                    let asked = localDisconnects.remove(id) != nil
+                    let reason = disconnectReasons.removeValue(forKey: id) ?? (asked ? .local : .remote)
                     subscribed = subscribed.filter { !$0.hasPrefix(path + "/") }
                     send(.disconnected(id, reason))
                 }

@@ -97,10 +97,13 @@ struct BlueZBackendTests {
         let bus = FakeBus(), loop = EventLoop()
         let backend = BlueZBackend(bus: bus)
         backend.start(loop: loop) { _, _ in }
-        #expect(bus.log.count == 4)
-        #expect(bus.log[0...2].allSatisfy { $0.hasPrefix("match ") })
+        #expect(bus.log.count == 5)
+        #expect(bus.log[0...3].allSatisfy { $0.hasPrefix("match ") })
         #expect(bus.log[1].contains("path_namespace='/org/bluez'"))
-        #expect(bus.log[3] == "call GetManagedObjects /")
+        // Device1.Disconnected (the reason of a drop): one rule for every device, none per device.
+        #expect(bus.log[3].contains("member='Disconnected'") && bus.log[3].contains("path_namespace='/org/bluez'"))
+        #expect(!bus.log.contains { $0.contains("dev_") })
+        #expect(bus.log[4] == "call GetManagedObjects /")
     }
 
     @Test func snapshotBecomesAdapterAndDevices() {
@@ -238,6 +241,38 @@ struct BlueZBackendTests {
         #expect(sink.events.last == .readCompleted(c, .success([7, 8])))
         backend.execute(.read(Self.id, c))   // offset 0: the whole value, no option at all
         #expect(bus.pending("ReadValue")?.args == [.vardict([:])])
+    }
+
+    /// Newer BlueZ sends Device1.Disconnected(reason, message) just before Connected=false.
+    @Test func disconnectReasonFromBlueZ() {
+        let reasons: [(String?, Bool, DisconnectReason)] = [
+            ("org.bluez.Reason.Timeout", false, .timeout),
+            ("org.bluez.Reason.Remote", false, .remote),
+            ("org.bluez.Reason.Local", false, .local),
+            ("org.bluez.Reason.Authentication", false, .other("authentication failed")),
+            ("org.bluez.Reason.LocalSuspend", false, .other("this computer suspended")),
+            ("org.bluez.Reason.Unknown", false, .other("disconnected, reason unknown")),
+            ("org.bluez.Reason.Unknown", true, .local),
+            (nil, false, .remote),    // BlueZ 5.66: no signal, the peer dropped it
+            (nil, true, .local),      // ... or we asked
+        ]
+        for (name, weAsked, expected) in reasons {
+            let (bus, backend, sink, _) = Self.started()
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+            if weAsked {
+                backend.execute(.disconnect(Self.id))
+                bus.answer("Disconnect", .success([]))
+            }
+            if let name {
+                bus.signal(Self.dev, "org.bluez.Device1", "Disconnected", [.string(name), .string("Connection terminated")])
+            }
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(false)])
+            #expect(sink.events.last == .disconnected(Self.id, expected), "\(name ?? "no signal")")
+            // The next drop without a signal is not given the old reason.
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(false)])
+            #expect(sink.events.last == .disconnected(Self.id, .remote))
+        }
     }
 
     @Test func readWriteErrorsKeepBlueZNames() {
