@@ -163,8 +163,8 @@ func row(_ what: String, _ value: String, _ target: String) {
     guard let recorder = try? Recorder(path: path, header: .init(started: start, backend: "simulated", adapter: "sim0", seed: 1)) else {
         print("cannot record to \(path)"); return
     }
-    store.observers.append { action, state in
-        if let line = RecordingFormat.line(for: action, state: state) { recorder.append(line) }
+    store.observers.append { action, store in
+        if let line = RecordingFormat.line(for: action, state: store.state) { recorder.append(line) }
     }
     let rows = Array(store.state.peripherals.keys)
     for i in 0..<100_000 {

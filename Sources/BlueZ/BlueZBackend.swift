@@ -22,6 +22,8 @@ public final class BlueZBackend: Backend {
         "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.ObjectManager'",
         "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path_namespace='/org/bluez'",
         "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='org.bluez'",
+        // Newer BlueZ says why a link dropped, just before Connected turns false.
+        "type='signal',sender='org.bluez',interface='org.bluez.Device1',member='Disconnected',path_namespace='/org/bluez'",
     ]
 
     let bus: DBusClient
@@ -33,10 +35,12 @@ public final class BlueZBackend: Backend {
     public private(set) var adapterPath: String?
     private var devicePaths: [PeripheralID: String] = [:]
     /// The reverse of devicePaths: every Device1 signal looks its device up here.
-    private var deviceIDs: [String: PeripheralID] = [:]
+    private var deviceIDs = DevicePathIndex()
     private var scanWanted = false
     private var scanning = false
     private var localDisconnects: Set<PeripheralID> = []
+    /// Reasons from Device1.Disconnected, waiting for the Connected=false that follows.
+    private var disconnectReasons: [PeripheralID: DisconnectReason] = [:]
     private var resolving: [PeripheralID: EventLoop.TimerID] = [:]
     private var resolvedSent: Set<PeripheralID> = []
     private var subscribed: Set<String> = []
@@ -53,6 +57,7 @@ public final class BlueZBackend: Backend {
         self.loop = loop
         self.emit = emit
         bus.signalHandler = { [weak self] in self?.signal($0) }
+        bus.fastSignalHandler = { [weak self] in self?.advertisingChanged($0) ?? false }
         bus.disconnectHandler = { [weak self] in
             self?.send(.failure(BackendError(name: "org.freedesktop.DBus.Error.Disconnected", message: "lost the D-Bus connection")))
             self?.forgetEverything()
@@ -153,6 +158,7 @@ public final class BlueZBackend: Backend {
         resolvedSent.removeAll()
         devicePaths.removeAll()
         deviceIDs.removeAll()
+        disconnectReasons.removeAll()
         subscribed.removeAll()
         mirror.removeAll()
         scanning = false
@@ -185,6 +191,11 @@ public final class BlueZBackend: Backend {
                 devicePaths.removeValue(forKey: id)
                 send(.peripheralRemoved(id))
             }
+        case (BlueZTranslate.device, "Disconnected"):
+            // Disconnected(s name, s message), BlueZ versions after the lab's 5.66. Connected
+            // turns false right after it: the reason waits for that.
+            guard let id = deviceIDs[s.path], let name = s.args.first?.string else { return }
+            disconnectReasons[id] = BlueZTranslate.disconnectReason(name, weAsked: localDisconnects.contains(id))
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
             let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
@@ -202,6 +213,56 @@ public final class BlueZBackend: Backend {
         default:
             break
         }
+    }
+
+    /// The fast path for most of a busy room's traffic: a Device1 PropertiesChanged that
+    /// carries only RSSI and ManufacturerData (what every advertising report changes),
+    /// read straight from the message into one report, without a value tree, Strings or
+    /// the mirror (which keeps nothing of advertising data). Anything else, or anything of
+    /// an unexpected type, returns false and takes the general path below (`signal`),
+    /// which reads the whole message and decides the same way for these two properties.
+    private func advertisingChanged(_ s: DBusRawSignal) -> Bool {
+        // The signature settles the shape (s, a{sv}, as); only the variants need checking.
+        guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
+              s.hasSignature("sa{sv}as") else { return false }
+        var args = s.arguments()
+        guard args.equals("org.bluez.Device1"), let id = deviceIDs.lookup(s.path),
+              args.next(), var entries = args.recurse(), args.next(), var invalidated = args.recurse(),
+              // Invalidated properties (RSSI when a scan stops) take the general path.
+              invalidated.atEnd else { return false }
+        var rssi: Int?
+        var manufacturerData: [UInt16: Bytes] = [:]
+        var advertising = false
+        if !entries.atEnd {
+            repeat {
+                guard var entry = entries.recurse(), let key = entry.cString(), entry.next(),
+                      var v = entry.recurse() else { return false }
+                if DBusReader.same(key, "RSSI") {
+                    guard let r = v.int16() else { return false }
+                    // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
+                    rssi = r == 0 || r == 127 ? nil : Int(r)
+                } else if DBusReader.same(key, "ManufacturerData") {
+                    guard v.elementType == UInt8(ascii: "e"), var companies = v.recurse() else { return false }
+                    if !companies.atEnd {
+                        repeat {
+                            guard var company = companies.recurse(), let key = company.uint16(), company.next(),
+                                  var data = company.recurse(), let bytes = data.bytes() else { return false }
+                            manufacturerData[key] = bytes
+                        } while companies.next()
+                    }
+                } else {
+                    return false
+                }
+                advertising = true
+            } while entries.next()
+        }
+        propertiesChangedCount += 1
+        if advertising {
+            send(.advertisementReceived(AdvertisementReport(
+                id: id, address: id.rawValue, name: nil, rssi: rssi, connectable: nil,
+                advertisement: Advertisement(manufacturerData: manufacturerData))))
+        }
+        return true
     }
 
     private func interfacesAdded(_ path: String, _ names: [String]) {
@@ -252,11 +313,14 @@ public final class BlueZBackend: Backend {
             if invalidated.contains("RSSI") { send(.rssiLost(id)) }
             if let connected = changed["Connected"]?.bool {
                 if connected {
+                    disconnectReasons.removeValue(forKey: id)   // a stale one, never followed by Connected=false
                     send(.connected(id))
                 } else {
                     if let t = resolving.removeValue(forKey: id) { loop?.cancel(t) }
                     resolvedSent.remove(id)
-                    let reason: DisconnectReason = localDisconnects.remove(id) != nil ? .local : .remote
+                    // Without BlueZ's reason (5.66 and older): ours if we asked, else the peer's.
+                    let asked = localDisconnects.remove(id) != nil
+                    let reason = disconnectReasons.removeValue(forKey: id) ?? (asked ? .local : .remote)
                     subscribed = subscribed.filter { !$0.hasPrefix(path + "/") }
                     send(.disconnected(id, reason))
                 }
@@ -315,8 +379,8 @@ public final class BlueZBackend: Backend {
                     self?.send(.failure(BlueZTranslate.backendError(e)))
                 }
             }
-        case let .read(_, cid):
-            readValue(cid.path, BlueZTranslate.characteristic) { [weak self] in self?.send(.readCompleted(cid, $0)) }
+        case let .read(_, cid, offset):
+            readValue(cid.path, BlueZTranslate.characteristic, offset: offset) { [weak self] in self?.send(.readCompleted(cid, $0)) }
         case let .write(_, cid, bytes, type):
             call(cid.path, BlueZTranslate.characteristic, "WriteValue",
                  [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
@@ -351,10 +415,11 @@ public final class BlueZBackend: Backend {
         }
     }
 
-    /// ReadValue on a characteristic or descriptor; the reply must be `ay`.
-    private func readValue(_ path: String, _ interface: String,
+    /// ReadValue on a characteristic or descriptor; the reply must be `ay`. BlueZ reads a
+    /// long value whole by itself; an offset (`{offset: q}`) reads from there on.
+    private func readValue(_ path: String, _ interface: String, offset: UInt16 = 0,
                            _ done: @escaping @MainActor (Result<Bytes, BackendError>) -> Void) {
-        call(path, interface, "ReadValue", [.vardict([:])]) { result in
+        call(path, interface, "ReadValue", [.vardict(offset == 0 ? [:] : ["offset": .uint16(offset)])]) { result in
             switch result {
             case let .success(args):
                 guard let bytes = args.first?.bytes else { return done(.failure(.failed("unexpected ReadValue reply"))) }

@@ -65,6 +65,21 @@ enum BlueZTranslate {
         mirror.paths(with: characteristic, under: devicePath).compactMap { mirror[$0, characteristic]?["MTU"]?.int }.max()
     }
 
+    /// Device1.Disconnected's reason name (org.bluez.Reason.*, doc/org.bluez.Device.rst)
+    /// as the app's reason. `weAsked`: this process called Disconnect.
+    static func disconnectReason(_ name: String, weAsked: Bool) -> DisconnectReason {
+        switch name {
+        case "org.bluez.Reason.Timeout": return .timeout
+        case "org.bluez.Reason.Local": return .local
+        case "org.bluez.Reason.Remote": return .remote
+        case "org.bluez.Reason.Authentication": return .other("authentication failed")
+        case "org.bluez.Reason.LocalSuspend": return .other("this computer suspended")
+        default:
+            // Unknown (or a name newer than this code): say so, unless it was our own doing.
+            return weAsked ? .local : .other("disconnected, reason unknown")
+        }
+    }
+
     static func backendError(_ e: DBusError) -> BackendError {
         BackendError(name: e.name, message: e.message)
     }

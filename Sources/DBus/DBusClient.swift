@@ -51,6 +51,9 @@ public protocol DBusClient: AnyObject {
     func addMatch(_ rule: String, reply: (@MainActor (DBusError?) -> Void)?)
     /// Every signal that matches a rule arrives here.
     var signalHandler: (@MainActor (DBusSignal) -> Void)? { get set }
+    /// Sees every signal first, before it is converted: returns true when it handled
+    /// it, and `signalHandler` then never sees it. For hot signals (see DBusReader).
+    var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)? { get set }
     /// Called once when the connection to the bus is lost.
     var disconnectHandler: (@MainActor () -> Void)? { get set }
 }

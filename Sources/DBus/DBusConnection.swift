@@ -7,6 +7,7 @@ import Explorer
 @MainActor
 public final class DBusConnection: DBusClient {
     public var signalHandler: (@MainActor (DBusSignal) -> Void)?
+    public var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)?
     public var disconnectHandler: (@MainActor () -> Void)?
     /// Our unique name on the bus (":1.42").
     public let uniqueName: String
@@ -219,20 +220,29 @@ public final class DBusConnection: DBusClient {
         let message = DBusMessageRef(borrowing: m)
         switch message.type {
         case DBUS_MESSAGE_TYPE_SIGNAL:
-            let path = message.path ?? "", interface = message.interface ?? "", member = message.member ?? ""
-            if interface == "org.freedesktop.DBus.Local", member == "Disconnected" {
+            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
                 lost()
                 return DBUS_HANDLER_RESULT_HANDLED
             }
-            // A signal we cannot represent (unix fds) is dropped rather than half-read.
-            guard let signalHandler, let args = try? DBusMarshal.read(m) else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-            signalHandler(DBusSignal(sender: message.sender, path: path, interface: interface, member: member, args: args))
+            receiveSignal(m)
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         case DBUS_MESSAGE_TYPE_METHOD_CALL:
             return methodCall(message)
         default:
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
+    }
+
+    /// A signal, from the filter or straight from the queue (DBusLoopBinding.dispatch).
+    func receiveSignal(_ m: OpaquePointer) {
+        if let fastSignalHandler, let raw = DBusRawSignal(m), fastSignalHandler(raw) { return }
+        // A signal we cannot represent (unix fds) is dropped rather than half-read.
+        guard let signalHandler, let args = try? DBusMarshal.read(m) else { return }
+        let sender = dbus_message_get_sender(m).map { String(cString: $0) }
+        let path = dbus_message_get_path(m).map { String(cString: $0) } ?? ""
+        let interface = dbus_message_get_interface(m).map { String(cString: $0) } ?? ""
+        let member = dbus_message_get_member(m).map { String(cString: $0) } ?? ""
+        signalHandler(DBusSignal(sender: sender, path: path, interface: interface, member: member, args: args))
     }
 
     private func lost() {

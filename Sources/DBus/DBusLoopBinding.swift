@@ -139,6 +139,21 @@ final class DBusLoopBinding {
         var n = 0
         while let raw, n < dispatchBudget {
             n += 1
+            // Signals go from the queue straight to the connection: libdbus's dispatch would
+            // copy its filter list, split the path for its object tree and take its locks
+            // several times for each, for one filter that is ours anyway. Replies (pending
+            // calls complete in dispatch), method calls and libdbus's own Local signals
+            // still go through dbus_connection_dispatch, in queue order.
+            if let m = dbus_connection_borrow_message(raw) {
+                if dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL,
+                   dbus_message_has_interface(m, "org.freedesktop.DBus.Local") == 0 {
+                    dbus_connection_steal_borrowed_message(raw, m)
+                    connection?.receiveSignal(m)
+                    dbus_message_unref(m)
+                    continue
+                }
+                dbus_connection_return_message(raw, m)
+            }
             if dbus_connection_dispatch(raw) != DBUS_DISPATCH_DATA_REMAINS { return }
         }
         // Out of budget with messages left: the status stays DATA_REMAINS, so no

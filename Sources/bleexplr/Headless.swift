@@ -5,7 +5,8 @@ import Explorer
 enum HeadlessCommand: Equatable {
     case scan(duration: Double)
     case services(address: String)
-    case read(address: String, uuid: BLEUUID)
+    /// `offset`: read from there on (0: the whole value).
+    case read(address: String, uuid: BLEUUID, offset: UInt16 = 0)
     case write(address: String, uuid: BLEUUID, value: Bytes, withoutResponse: Bool)
     /// `until`: reassemble notifications up to this end marker ("EOM"), print (or write to
     /// `output`) the whole message with its throughput, and exit.
@@ -17,7 +18,7 @@ enum HeadlessCommand: Equatable {
     var address: String? {
         switch self {
         case .scan, .benchIngest: return nil
-        case let .services(a), let .read(a, _), let .write(a, _, _, _), let .notify(a, _, _, _, _, _): return a
+        case let .services(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _, _): return a
         }
     }
 }
@@ -201,7 +202,7 @@ final class Headless {
         }
         let uuid: BLEUUID
         switch command {
-        case let .read(_, u), let .write(_, u, _, _), let .notify(_, u, _, _, _, _): uuid = u
+        case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _, _): uuid = u
         case .scan, .services, .benchIngest: return
         }
         guard let c = services.flatMap(\.characteristics).first(where: { $0.uuid == uuid }) else {
@@ -213,7 +214,7 @@ final class Headless {
             if case .notify = self.command { self.fail("turning notifications on timed out") } else { self.fail("no answer from \(id)") }
         }
         switch command {
-        case .read: backend.execute(.read(id, c.id))
+        case let .read(_, _, offset): backend.execute(.read(id, c.id, offset: offset))
         case let .write(_, _, value, withoutResponse):
             backend.execute(.write(id, c.id, value, withoutResponse ? .command : .request))
         case .notify: backend.execute(.setNotify(id, c.id, true))
@@ -269,11 +270,16 @@ final class Headless {
 
     private func printValue(_ bytes: Bytes, at: Timestamp) {
         guard let c = characteristic else { return }
-        let decoded = ValueDecoder.decode(c.uuid, bytes)
+        // The tail of a value (read from an offset) is not a value to decode.
+        var offset: UInt16 = 0
+        if case let .read(_, _, o) = command { offset = o }
+        let decoded = offset > 0 ? nil : ValueDecoder.decode(c.uuid, bytes)
         if json {
             var j = JSONLine()
             j.string("t", at.iso8601); j.string("address", target?.rawValue); j.string("uuid", c.uuid.canonical)
-            j.string("name", AssignedNumbers.characteristicName(c.uuid)); j.string("hex", hex(bytes, separator: ""))
+            j.string("name", AssignedNumbers.characteristicName(c.uuid))
+            if offset > 0 { j.int("offset", Int(offset)) }
+            j.string("hex", hex(bytes, separator: ""))
             j.string("decoded", decoded)
             print(j.finish())
         } else {

@@ -5,7 +5,7 @@ let usage = """
 usage: bleexplr [OPTIONS]                          the full-screen explorer
        bleexplr [OPTIONS] scan [--duration S] [--json]
        bleexplr [OPTIONS] services ADDRESS [--json]
-       bleexplr [OPTIONS] read ADDRESS UUID [--json]
+       bleexplr [OPTIONS] read ADDRESS UUID [--offset N] [--json]   N: from byte N on
        bleexplr [OPTIONS] write ADDRESS UUID VALUE [--without-response] [--json]
        bleexplr [OPTIONS] notify ADDRESS UUID [--count N] [--duration S] [--json]
                 [--until EOM [--output FILE]]   reassemble a chunked message, with throughput
@@ -248,7 +248,7 @@ func parseUUID(_ s: String) -> BLEUUID {
 /// scan, services, read, write, notify, bench-ingest.
 struct HeadlessVerb: VerbParser {
     let name: String
-    var duration: Double?, count: Int?, withoutResponse = false
+    var duration: Double?, count: Int?, withoutResponse = false, offset: UInt16?
     var until: Bytes?, output: String?
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
@@ -256,6 +256,7 @@ struct HeadlessVerb: VerbParser {
         case "--duration": duration = args.seconds(flag)
         case "--count": count = args.int(flag, 1...Int(Int32.max))
         case "--without-response": withoutResponse = true
+        case "--offset": offset = UInt16(args.int(flag, 0...Int(UInt16.max)))
         case "--until":
             let v = args.value(flag)
             guard !v.isEmpty, v.utf8.count <= 64 else { fail("--until takes an end marker like EOM") }
@@ -273,6 +274,7 @@ struct HeadlessVerb: VerbParser {
         func need(_ n: Int, _ form: String) {
             guard rest.count == n else { fail("usage: bleexplr \(form)") }
         }
+        if offset != nil, name != "read" { fail("--offset goes with read") }
         switch name {
         case "scan":
             need(0, "scan [--duration S] [--json]")
@@ -281,8 +283,8 @@ struct HeadlessVerb: VerbParser {
             need(1, "services ADDRESS [--json]")
             return .headless(.services(address: parseAddress(rest[0])))
         case "read":
-            need(2, "read ADDRESS UUID [--json]")
-            return .headless(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1])))
+            need(2, "read ADDRESS UUID [--offset N] [--json]")
+            return .headless(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0))
         case "write":
             need(3, "write ADDRESS UUID VALUE [--without-response]")
             switch WriteValue.parse(rest[2]) {

@@ -9,6 +9,7 @@ final class FakeBus: DBusClient {
     var calls: [(DBusCall, (Result<[DBusValue], DBusError>) -> Void)] = []
     var log: [String] = []
     var signalHandler: (@MainActor (DBusSignal) -> Void)?
+    var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)?
     var disconnectHandler: (@MainActor () -> Void)?
 
     func call(_ call: DBusCall, timeout: Double, reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
@@ -32,7 +33,17 @@ final class FakeBus: DBusClient {
 
     func pending(_ member: String) -> DBusCall? { calls.first { $0.0.member == member }?.0 }
 
+    /// Signals the fast path took (the rest went to signalHandler).
+    var fastHandled = 0
+
+    /// As a real connection delivers it: built into a real message, offered to the fast
+    /// handler first, then as values to the signal handler.
     func signal(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue]) {
+        if let fast = fastSignalHandler,
+           DBusRawSignal.with(path: path, interface: interface, member: member, args: args, fast) == true {
+            fastHandled += 1
+            return
+        }
         signalHandler?(DBusSignal(sender: ":1.1", path: path, interface: interface, member: member, args: args))
     }
 
@@ -86,10 +97,13 @@ struct BlueZBackendTests {
         let bus = FakeBus(), loop = EventLoop()
         let backend = BlueZBackend(bus: bus)
         backend.start(loop: loop) { _, _ in }
-        #expect(bus.log.count == 4)
-        #expect(bus.log[0...2].allSatisfy { $0.hasPrefix("match ") })
+        #expect(bus.log.count == 5)
+        #expect(bus.log[0...3].allSatisfy { $0.hasPrefix("match ") })
         #expect(bus.log[1].contains("path_namespace='/org/bluez'"))
-        #expect(bus.log[3] == "call GetManagedObjects /")
+        // Device1.Disconnected (the reason of a drop): one rule for every device, none per device.
+        #expect(bus.log[3].contains("member='Disconnected'") && bus.log[3].contains("path_namespace='/org/bluez'"))
+        #expect(!bus.log.contains { $0.contains("dev_") })
+        #expect(bus.log[4] == "call GetManagedObjects /")
     }
 
     @Test func snapshotBecomesAdapterAndDevices() {
@@ -140,6 +154,46 @@ struct BlueZBackendTests {
         #expect(sink.events.last == .rssiLost(Self.id))
     }
 
+    /// Advertising changes (RSSI, ManufacturerData) take the fast path; what it gives
+    /// must be exactly what the general path gives for the same signal.
+    @Test func advertisingFastPathMatchesTheGeneralPath() {
+        let signals: [(props: [String: DBusValue], invalidated: [String])] = [
+            (["RSSI": .int16(-61), "ManufacturerData": .dict(key: "q", value: "v", [
+                DBusDictEntry(.uint16(0x004C), .variant(.bytes([2, 0x15, 9]))),
+                DBusDictEntry(.uint16(0xFFFF), .variant(.bytes([])))])], []),
+            (["RSSI": .int16(127)], []),                       // not available
+            (["ManufacturerData": .dict(key: "q", value: "v", [])], []),
+            ([:], []),
+            // Not for the fast path: other properties, other types, invalidations.
+            (["RSSI": .int16(-70), "Name": .string("New")], []),
+            (["RSSI": .int32(-70)], []),
+            (["ManufacturerData": .dict(key: "q", value: "v", [DBusDictEntry(.uint16(1), .variant(.string("x")))])], []),
+            (["RSSI": .int16(-50)], ["ManufacturerData"]),
+            ([:], ["RSSI"]),
+            (["Connected": .bool(false)], []),
+        ]
+        var runs: [[BackendEvent]] = []
+        var counts: [Int] = []
+        for fast in [true, false] {
+            let (bus, backend, sink, _) = Self.started()
+            if !fast { bus.fastSignalHandler = nil }
+            sink.events.removeAll()
+            for s in signals { bus.changed(Self.dev, "org.bluez.Device1", s.props, invalidated: s.invalidated) }
+            // Another device's path, and another interface: neither is a device update.
+            bus.changed(Self.dev + "0", "org.bluez.Device1", ["RSSI": .int16(-1)])
+            bus.changed(Self.dev, "org.bluez.Battery1", ["Percentage": .byte(3)])
+            runs.append(sink.events)
+            counts.append(backend.propertiesChangedCount)
+            if fast { #expect(bus.fastHandled == 4) } else { #expect(bus.fastHandled == 0) }
+        }
+        #expect(runs[0] == runs[1])
+        #expect(counts[0] == counts[1])
+        #expect(runs[0].first == .advertisementReceived(AdvertisementReport(
+            id: Self.id, address: Self.id.rawValue, name: nil, rssi: -61, connectable: nil,
+            advertisement: Advertisement(manufacturerData: [0x004C: [2, 0x15, 9], 0xFFFF: []]))))
+        #expect(runs[0].contains(.rssiLost(Self.id)))
+    }
+
     @Test func connectRetriesOnceThenResolvesServices() {
         let (bus2, backend2, sink2, loop2) = Self.started()
         backend2.execute(.connect(Self.id))
@@ -176,6 +230,49 @@ struct BlueZBackendTests {
         // The peripheral drops the link.
         bus2.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(false), "ServicesResolved": .bool(false)])
         #expect(sink2.events.contains(.disconnected(Self.id, .remote)))
+    }
+
+    @Test func readWithAnOffsetPassesItToBlueZ() {
+        let (bus, backend, sink, _) = Self.started()
+        let c = AttributeID(Self.dev + "/service000a/char000b")
+        backend.execute(.read(Self.id, c, offset: 22))
+        #expect(bus.pending("ReadValue")?.args == [.vardict(["offset": .uint16(22)])])
+        bus.answer("ReadValue", .success([.bytes([7, 8])]))
+        #expect(sink.events.last == .readCompleted(c, .success([7, 8])))
+        backend.execute(.read(Self.id, c))   // offset 0: the whole value, no option at all
+        #expect(bus.pending("ReadValue")?.args == [.vardict([:])])
+    }
+
+    /// Newer BlueZ sends Device1.Disconnected(reason, message) just before Connected=false.
+    @Test func disconnectReasonFromBlueZ() {
+        let reasons: [(String?, Bool, DisconnectReason)] = [
+            ("org.bluez.Reason.Timeout", false, .timeout),
+            ("org.bluez.Reason.Remote", false, .remote),
+            ("org.bluez.Reason.Local", false, .local),
+            ("org.bluez.Reason.Authentication", false, .other("authentication failed")),
+            ("org.bluez.Reason.LocalSuspend", false, .other("this computer suspended")),
+            ("org.bluez.Reason.Unknown", false, .other("disconnected, reason unknown")),
+            ("org.bluez.Reason.Unknown", true, .local),
+            (nil, false, .remote),    // BlueZ 5.66: no signal, the peer dropped it
+            (nil, true, .local),      // ... or we asked
+        ]
+        for (name, weAsked, expected) in reasons {
+            let (bus, backend, sink, _) = Self.started()
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+            if weAsked {
+                backend.execute(.disconnect(Self.id))
+                bus.answer("Disconnect", .success([]))
+            }
+            if let name {
+                bus.signal(Self.dev, "org.bluez.Device1", "Disconnected", [.string(name), .string("Connection terminated")])
+            }
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(false)])
+            #expect(sink.events.last == .disconnected(Self.id, expected), "\(name ?? "no signal")")
+            // The next drop without a signal is not given the old reason.
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(false)])
+            #expect(sink.events.last == .disconnected(Self.id, .remote))
+        }
     }
 
     @Test func readWriteErrorsKeepBlueZNames() {

@@ -131,6 +131,43 @@ final class BusIntegrationTests {
                                        member: "Changed", args: [.string("RSSI"), .variant(.int16(-42))])])
     }
 
+    /// The fast handler sees each signal first, reads it in place and keeps what it
+    /// handles; the rest reach signalHandler as values. Replies keep their place among
+    /// signals (signals skip libdbus's dispatch, replies go through it).
+    @Test func fastSignalHandlerReadsInPlaceAndKeepsOrder() throws {
+        var order: [String] = []
+        client.fastSignalHandler = { raw in
+            guard raw.isMember("Changed"), raw.isInterface("org.example.Test") else { return false }
+            var args = raw.arguments()
+            guard args.equals("RSSI"), args.next(), var v = args.recurse(), let rssi = v.int16(), args.next(),
+                  let bytes = args.bytes(), !args.next() else { return false }
+            order.append("fast \(String(cString: raw.path)) \(rssi) \(bytes)")
+            return true
+        }
+        client.signalHandler = { order.append("slow \($0.member) \($0.args)") }
+        var matched: DBusError?? = .none
+        client.addMatch("type='signal',interface='org.example.Test'") { matched = .some($0) }
+        loop.run(until: { matched != nil }, timeout: 5)
+        try service.emitSignal(path: "/org/example/a", interface: "org.example.Test", member: "Changed",
+                               args: [.string("RSSI"), .variant(.int16(-42)), .bytes([1, 2])])
+        try service.emitSignal(path: "/org/example/a", interface: "org.example.Test", member: "Changed",
+                               args: [.string("RSSI"), .variant(.int32(-42)), .bytes([])])   // odd type: slow
+        client.call(DBusCall(destination: Self.peer, path: "/org/example", interface: "org.example.Test",
+                             member: "Echo", args: [.uint16(7)]), timeout: 5) { order.append("reply \($0)") }
+        loop.run(until: { self.received.count == 1 }, timeout: 5)
+        try service.emitSignal(path: "/org/example/b", interface: "org.example.Test", member: "Other", args: [])
+        try service.emitSignal(path: "/org/example/b", interface: "org.example.Test", member: "Changed",
+                               args: [.string("RSSI"), .variant(.int16(-7)), .bytes([3])])
+        loop.run(until: { order.count == 5 }, timeout: 5)
+        #expect(order == [
+            "fast /org/example/a -42 [1, 2]",
+            "slow Changed [DBus.DBusValue.string(\"RSSI\"), DBus.DBusValue.variant(DBus.DBusValue.int32(-42)), DBus.DBusValue.bytes([])]",
+            "reply success([DBus.DBusValue.uint16(7)])",
+            "slow Other []",
+            "fast /org/example/b -7 [3]",
+        ])
+    }
+
     @Test func badMatchRuleIsAnError() {
         var matched: DBusError?? = .none
         client.addMatch("type='nonsense'") { matched = .some($0) }

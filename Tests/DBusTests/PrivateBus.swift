@@ -47,6 +47,13 @@ final class PrivateBus {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addclose(&actions, fds[0])
+        // Nothing else of ours: a daemon that outlives a crashed test run must not keep
+        // inherited descriptors open (the build lock that `flock` passed down, above all).
+        // The pipe's end still arrives as stdout: dup2 clears close-on-exec.
+        for fd in Int32(3)..<Int32(1024) {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }

@@ -107,7 +107,9 @@ public enum BackendCommand: Equatable, Sendable {
     case stopScan
     case connect(PeripheralID)
     case disconnect(PeripheralID)
-    case read(PeripheralID, CharacteristicID)
+    /// Reads from `offset` on (BlueZ: ReadValue {offset}); 0 is the whole value (BlueZ
+    /// does the long read itself).
+    case read(PeripheralID, CharacteristicID, offset: UInt16 = 0)
     case write(PeripheralID, CharacteristicID, Bytes, WriteType)
     case setNotify(PeripheralID, CharacteristicID, Bool)
     case readDescriptor(PeripheralID, AttributeID)

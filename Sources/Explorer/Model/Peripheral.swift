@@ -25,15 +25,31 @@ public enum ConnectionState: Equatable, Sendable {
     }
 }
 
-/// A fixed-capacity history of recent RSSI readings, oldest first.
+/// A fixed-capacity history of recent RSSI readings. A ring: appending to a full one
+/// overwrites the oldest in place (every advertisement appends; shifting 47 samples each
+/// time showed in the ingest profile).
 public struct RSSIHistory: Equatable, Sendable {
     public static let capacity = 48
-    public private(set) var samples: [Int8] = []
+    private var ring: [Int8] = []
+    /// Where the next sample goes once the ring is full (= the oldest).
+    private var head = 0
     public init() {}
+
+    /// Oldest first.
+    public var samples: [Int8] { head == 0 ? ring : Array(ring[head...] + ring[..<head]) }
+
     public mutating func append(_ rssi: Int) {
-        if samples.count == Self.capacity { samples.removeFirst() }
-        samples.append(Int8(clamping: rssi))
+        let v = Int8(clamping: rssi)
+        if ring.count < Self.capacity {
+            if ring.isEmpty { ring.reserveCapacity(Self.capacity) }
+            ring.append(v)
+        } else {
+            ring[head] = v
+            head = head + 1 == Self.capacity ? 0 : head + 1
+        }
     }
+
+    public static func == (a: Self, b: Self) -> Bool { a.samples == b.samples }
 }
 
 public struct Peripheral: Equatable, Sendable, Identifiable {

@@ -64,7 +64,7 @@ public final class ReplayBackend: Backend {
         case .stopScan, .setPowered: emit?(.failure(.notSupported(readOnly)), at)
         case let .connect(id): emit?(.connectFailed(id, .notSupported(readOnly)), at)
         case .disconnect: emit?(.failure(.notSupported(readOnly)), at)
-        case let .read(_, cid): emit?(.readCompleted(cid, .failure(.notSupported(readOnly))), at)
+        case let .read(_, cid, _): emit?(.readCompleted(cid, .failure(.notSupported(readOnly))), at)
         case let .write(_, cid, bytes, type): emit?(.writeCompleted(cid, bytes, type, .notSupported(readOnly)), at)
         case let .setNotify(_, cid, on): emit?(.notifyChanged(cid, enabled: on, .notSupported(readOnly)), at)
         case .readDescriptor:

@@ -19,8 +19,8 @@ public final class EffectRunner {
         self.backend = backend
         self.header = header
         store.effectHandler = { [unowned self] in self.run($0) }
-        store.observers.append { [unowned self] action, state in
-            guard let recorder = self.recorder, let line = RecordingFormat.line(for: action, state: state) else { return }
+        store.observers.append { [unowned self] action, store in
+            guard let recorder = self.recorder, let line = RecordingFormat.line(for: action, state: store.state) else { return }
             recorder.append(line)
         }
     }

@@ -9,7 +9,10 @@ public final class Store {
     public private(set) var state: AppState
 
     @ObservationIgnored public var effectHandler: (@MainActor (Effect) -> Void)?
-    @ObservationIgnored public var observers: [@MainActor (Action, AppState) -> Void] = []
+    /// Each sees every action after the reducer, with the store to read the new state
+    /// from: only an observer that needs it (the recorder, while recording) pays for a
+    /// copy of the whole state, not every action in a storm of them.
+    @ObservationIgnored public var observers: [@MainActor (Action, Store) -> Void] = []
     @ObservationIgnored private var queue: [Action] = []
     @ObservationIgnored private var sending = false
 
@@ -23,7 +26,7 @@ public final class Store {
         while !queue.isEmpty {
             let next = queue.removeFirst()
             let effects = Reducer.reduce(&state, next)
-            for o in observers { o(next, state) }
+            for o in observers { o(next, self) }
             for e in effects { effectHandler?(e) }
         }
     }

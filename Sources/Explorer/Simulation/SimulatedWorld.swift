@@ -62,12 +62,16 @@ public final class SimulatedWorld {
                 guard d.linkGeneration == gen else { return }
                 self.dropLink(d, .local, t)
             }
-        case let .read(id, cid):
+        case let .read(id, cid, offset):
             withCharacteristic(id, cid, t) { d, c, t in
                 if !c.properties.contains(.read) {
                     return .readCompleted(cid, .failure(.notPermitted("Read not permitted")))
                 }
-                return .readCompleted(cid, .success(c.value))
+                // As a GATT server answers a read blob past the end: ATT error 0x07.
+                guard Int(offset) <= c.value.count else {
+                    return .readCompleted(cid, .failure(.failed("Operation failed with ATT error: 0x07 (Invalid Offset)")))
+                }
+                return .readCompleted(cid, .success(Array(c.value.dropFirst(Int(offset)))))
             }
         case let .write(id, cid, bytes, type):
             withCharacteristic(id, cid, t) { d, c, t in
