@@ -101,6 +101,9 @@ final class ActionHub {
     }
 
     func fire(_ cid: CharacteristicID, _ event: FiredEvent) { deliveries[cid]?.fire(event) }
+
+    /// Events fired but not yet delivered, over every attached action.
+    var pendingCount: Int { deliveries.values.reduce(0) { $0 + $1.pendingCount } }
 }
 
 /// `--demo-control FIFO`: lines "press" (the demo iTag's button) and "drop" (the iTag

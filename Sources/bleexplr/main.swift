@@ -120,4 +120,8 @@ if let replay {
 app.onSignal = { sig in if sig == SIGUSR1 { simulated?.pressButton() } }
 let code = app.run(recordTo: options.record)
 connection?.close()
+// Actions attached with `a` live as long as the app: say what they leave undelivered.
+if hub.pendingCount > 0 {
+    fputs("bleexplr: \(hub.pendingCount) action event(s) were not delivered before quitting (use `watch` for a queue that survives restarts)\n", stderr)
+}
 exit(code)

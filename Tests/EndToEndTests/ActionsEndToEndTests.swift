@@ -282,8 +282,16 @@ struct ActionsEndToEndTests {
         try t.waitFor("the press after detaching") { values($0) > before }
         usleep(500_000)
         #expect(lines().count == n)
+        // A server that is not there: the event waits, and quitting says it was not delivered.
+        try t.keys("a", "C-u")
+        try t.literal("post http://127.0.0.1:9/press")
+        try t.keys("Enter")
+        try t.waitFor(text: "Action   ↯ POST http://127.0.0.1:9/press")
+        fputs("press\n", control); fflush(control)
+        try t.waitFor(text: "cannot connect to the server; retrying")
         try t.keys("q")
         try DemoEndToEndTests.expectRestored(t, exit: 0)
+        #expect(try t.screen().contains("action event(s) were not delivered before quitting"))
     }
 
     /// Started with SIGTERM blocked (the mask survives exec), it still hears SIGTERM.
