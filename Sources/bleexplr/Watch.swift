@@ -73,7 +73,8 @@ struct WatchVerb: VerbParser {
             partial += "/" + part
             mkdir(partial, 0o700)
         }
-        let short = uuid.canonical.hasSuffix("-0000-1000-8000-00805f9b34fb") ? String(uuid.canonical.prefix(8).dropFirst(4)) : uuid.canonical
+        // ffe1 for 16-bit SIG UUIDs, 8 digits for 32-bit ones, the whole UUID otherwise.
+        let short = uuid.shortValue != nil ? uuid.description.lowercased() : uuid.canonical
         return dir + "/watch-" + address.filter { $0 != ":" } + "-" + short + ".jsonl"
     }
 }
