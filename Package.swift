@@ -23,8 +23,11 @@ let package = Package(
         .target(name: "DBus", dependencies: ["Explorer", "CDBus"]),
         // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
         .target(name: "BlueZ", dependencies: ["Explorer", "DBus"]),
-        // Actions over HTTP (Foundation's URLSession), for watch and the app's `a`.
-        .target(name: "WebHook", dependencies: ["Explorer"]),
+        // libcurl, wrapped so that only Sources/WebHook touches it.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Actions over HTTP (libcurl), for watch and the app's `a`.
+        .target(name: "WebHook", dependencies: ["Explorer", "CCurl"]),
         .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
