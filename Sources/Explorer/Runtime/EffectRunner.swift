@@ -5,7 +5,12 @@ public final class EffectRunner {
     private let store: Store
     private let backend: Backend
     private let header: (Timestamp) -> RecordingFormat.Header
-    public private(set) var recorder: Recorder?
+    public private(set) var recorder: Recorder? {
+        get { recorderSlot.recorder }
+        set { recorderSlot.recorder = newValue }
+    }
+    private final class RecorderSlot { var recorder: Recorder? }
+    private let recorderSlot = RecorderSlot()
     public var onQuit: (@MainActor () -> Void)?
     /// Regions and actions are carried out by the executable (commands, HTTP).
     public var onRegionChanged: (@MainActor (RegionTransition) -> Void)?
@@ -19,9 +24,11 @@ public final class EffectRunner {
         self.backend = backend
         self.header = header
         store.effectHandler = { [unowned self] in self.run($0) }
-        store.observers.append { [unowned self] action, store in
-            guard let recorder = self.recorder, let line = RecordingFormat.line(for: action, state: store.state) else { return }
-            recorder.append(line)
+        // Every action passes here: while not recording, the cost is one look at a slot.
+        let slot = recorderSlot
+        store.observers.append { action, store in
+            guard let recorder = slot.recorder else { return }
+            RecordingFormat.forEachLine(for: action, state: store.state) { recorder.append($0) }
         }
     }
 

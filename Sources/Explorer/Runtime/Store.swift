@@ -2,7 +2,9 @@ import Observation
 
 /// Owns the state. `send` runs the reducer, tells observers (the recorder), and hands
 /// effects to the effect handler. Actions sent while another is being handled queue up,
-/// so every observer sees them in order.
+/// so every observer sees them in order. A batch of advertisements is handled report by
+/// report, exactly as the reports sent one by one would be: observers and the recorder
+/// never see a batch, and effects interleave as they would.
 @MainActor
 @Observable
 public final class Store {
@@ -19,15 +21,46 @@ public final class Store {
     public init(state: AppState) { self.state = state }
 
     public func send(_ action: Action) {
-        queue.append(action)
-        guard !sending else { return }
+        guard !sending else {
+            queue.append(action)
+            return
+        }
         sending = true
         defer { sending = false }
+        // The action goes straight through (no copy into the queue and out again); only
+        // those sent meanwhile (by an observer or an effect) wait their turn.
+        if case let .backend(.advertisementsReceived(reports), at) = action {
+            // A batch sent on its own is as many sends in a row: each report reduced,
+            // observed (the recorder writes its line) and its effects run, then everything
+            // those caused, before the next report.
+            // Observation hears of the change once for the whole batch, not per report.
+            withMutation(keyPath: \.state) {
+                for r in reports {
+                    step(.backend(.advertisementReceived(r), at: at), unobserved: true)
+                    drain()
+                }
+            }
+        } else {
+            step(action)
+            drain()
+        }
+    }
+
+    private func drain() {
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            let effects = Reducer.reduce(&state, next)
-            for o in observers { o(next, self) }
-            for e in effects { effectHandler?(e) }
+            if case let .backend(.advertisementsReceived(reports), at) = next {
+                // Queued, a batch is its reports queued one after another.
+                for r in reports { step(.backend(.advertisementReceived(r), at: at)) }
+            } else {
+                step(next)
+            }
         }
+    }
+
+    private func step(_ action: Action, unobserved: Bool = false) {
+        let effects = unobserved ? Reducer.reduce(&_state, action) : Reducer.reduce(&state, action)
+        for o in observers { o(action, self) }
+        for e in effects { effectHandler?(e) }
     }
 }
