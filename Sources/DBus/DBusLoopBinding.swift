@@ -137,6 +137,10 @@ final class DBusLoopBinding {
     private func dispatch() {
         dispatchScheduled = false
         var n = 0
+        // However this run ends, whoever gathered its signals hands them on before
+        // anything else (a reply dispatched below, a timer, a key) is handled.
+        var signals = 0
+        defer { if signals > 0 { connection?.signalsDispatched?() } }
         while let raw, n < dispatchBudget {
             n += 1
             // Signals go from the queue straight to the connection: libdbus's dispatch would
@@ -150,9 +154,12 @@ final class DBusLoopBinding {
                     dbus_connection_steal_borrowed_message(raw, m)
                     connection?.receiveSignal(m)
                     dbus_message_unref(m)
+                    signals += 1
                     continue
                 }
                 dbus_connection_return_message(raw, m)
+                // A reply or method call next: the signals before it go first.
+                if signals > 0 { signals = 0; connection?.signalsDispatched?() }
             }
             if dbus_connection_dispatch(raw) != DBUS_DISPATCH_DATA_REMAINS { return }
         }
