@@ -247,48 +247,59 @@ public final class BlueZBackend: Backend {
         // The signature settles the shape (s, a{sv}, as); only the variants need checking.
         guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
               s.hasSignature("sa{sv}as"), let id = deviceIDs.lookup(s.path) else { return false }
-        let handled: Bool? = s.withBody { w -> Bool? in
-            guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
-                  let entriesEnd = w.array(elementAlignment: 8) else { return nil }
-            var rssi: Int?
-            // Nearly always one company: kept aside, a dictionary only when there are more.
-            var company: (key: UInt16, bytes: Bytes)?
-            var more: [UInt16: Bytes] = [:]
-            var advertising = false
-            while w.offset < entriesEnd {
-                guard w.align(8), let key = w.string(), let type = w.signature() else { return nil }
-                if DBusWireReader.same(key, "RSSI") {
-                    guard DBusWireReader.same(type, "n"), let r = w.int16() else { return nil }
-                    // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
-                    rssi = r == 0 || r == 127 ? nil : Int(r)
-                } else if DBusWireReader.same(key, "ManufacturerData") {
-                    guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
-                    while w.offset < companiesEnd {
-                        guard w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
-                              let end = w.array(elementAlignment: 1), let bytes = w.bytes(end - w.offset) else { return nil }
-                        if company == nil && more.isEmpty {
-                            company = (key, bytes)
-                        } else {
-                            if let c = company { more[c.key] = c.bytes; company = nil }
-                            more[key] = bytes
-                        }
-                    }
-                } else {
-                    return nil
-                }
-                advertising = true
-            }
-            // Invalidated properties (RSSI when a scan stops) take the general path.
-            guard let invalidatedEnd = w.array(elementAlignment: 4), invalidatedEnd == w.offset, w.atEnd else { return nil }
-            guard advertising else { return true }
-            let manufacturerData: [UInt16: Bytes] = company.map { [$0.key: $0.bytes] } ?? more
-            gathered.append(AdvertisementReport(id: id, address: id.rawValue, name: nil, rssi: rssi, connectable: nil,
-                                                advertisement: Advertisement(manufacturerData: manufacturerData)))
-            return true
-        }
-        guard handled == true else { return false }
+        // A plain function, not a closure: a closure formed here would be main-actor
+        // isolated and check its executor on every call.
+        guard let parsed = s.withBody(Self.readAdvertising) else { return false }
         propertiesChangedCount += 1
+        if parsed.advertising {
+            let manufacturerData: [UInt16: Bytes] = parsed.company.map { [$0.key: $0.bytes] } ?? parsed.more
+            gathered.append(AdvertisementReport(id: id, address: id.rawValue, name: nil, rssi: parsed.rssi, connectable: nil,
+                                                advertisement: Advertisement(manufacturerData: manufacturerData)))
+        }
         return true
+    }
+
+    struct AdvertisingChange {
+        var rssi: Int?
+        /// Nearly always one company: kept aside, a dictionary only when there are more.
+        var company: (key: UInt16, bytes: Bytes)?
+        var more: [UInt16: Bytes] = [:]
+        /// False for a change that carries neither property (nothing to report).
+        var advertising = false
+    }
+
+    /// The body of a Device1 PropertiesChanged (s, a{sv}, as) with only RSSI and
+    /// ManufacturerData changed and nothing invalidated, or nil for anything else.
+    nonisolated static func readAdvertising(_ w: inout DBusWireReader) -> AdvertisingChange? {
+        guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
+              let entriesEnd = w.array(elementAlignment: 8) else { return nil }
+        var c = AdvertisingChange()
+        while w.offset < entriesEnd {
+            guard w.align(8), let key = w.string(), let type = w.signature() else { return nil }
+            if DBusWireReader.same(key, "RSSI") {
+                guard DBusWireReader.same(type, "n"), let r = w.int16() else { return nil }
+                // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
+                c.rssi = r == 0 || r == 127 ? nil : Int(r)
+            } else if DBusWireReader.same(key, "ManufacturerData") {
+                guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
+                while w.offset < companiesEnd {
+                    guard w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
+                          let end = w.array(elementAlignment: 1), let bytes = w.bytes(end - w.offset) else { return nil }
+                    if c.company == nil && c.more.isEmpty {
+                        c.company = (key, bytes)
+                    } else {
+                        if let first = c.company { c.more[first.key] = first.bytes; c.company = nil }
+                        c.more[key] = bytes
+                    }
+                }
+            } else {
+                return nil
+            }
+            c.advertising = true
+        }
+        // Invalidated properties (RSSI when a scan stops) take the general path.
+        guard let invalidatedEnd = w.array(elementAlignment: 4), invalidatedEnd == w.offset, w.atEnd else { return nil }
+        return c
     }
 
     private func interfacesAdded(_ path: String, _ names: [String]) {

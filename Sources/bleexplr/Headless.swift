@@ -127,7 +127,10 @@ final class Headless {
         let marker: Bool
         switch event {
         case let .advertisementReceived(r): marker = r.name == "BENCH-END"
-        case let .advertisementsReceived(reports): marker = reports.indices.contains { reports[$0].name == "BENCH-END" }
+        case let .advertisementsReceived(reports):
+            var found = false
+            for i in reports.indices where reports[i].name == "BENCH-END" { found = true }
+            marker = found
         default: marker = false
         }
         guard marker else { return }

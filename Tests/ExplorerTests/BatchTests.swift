@@ -53,6 +53,28 @@ struct BatchTests {
         #expect(one.peripherals[Fixture.hrm]?.advertisement.manufacturerData[0x0059] == [6])
     }
 
+    /// Through a store, watched (an observer sees every report as an action) or not (the
+    /// reports are reduced where they lie in the batch): the same state and effects.
+    @Test func aStoreHandlesABatchAsItsReports() {
+        func run(_ events: [BackendEvent], watched: Bool) -> (AppState, [Effect], [Action]) {
+            let store = Store(state: Self.initial())
+            var effects: [Effect] = [], seen: [Action] = []
+            store.effectHandler = { effects.append($0) }
+            if watched { store.observers.append { a, _ in seen.append(a) } }
+            for e in events { store.send(.backend(e, at: Fixture.t0 + 1)) }
+            return (store.state, effects, seen)
+        }
+        let singles = run(Self.reports.map { .advertisementReceived($0) }, watched: true)
+        for watched in [true, false] {
+            let batched = run([.advertisementsReceived(Self.reports)], watched: watched)
+            #expect(batched.0 == singles.0)
+            #expect(batched.1 == singles.1)
+            #expect(batched.2 == (watched ? singles.2 : []))
+        }
+        #expect(singles.1.count == 1)
+        #expect(singles.2.count == Self.reports.count)
+    }
+
     @Test func forEachFactExpandsOnlyBatches() {
         var facts: [BackendEvent] = []
         BackendEvent.advertisementsReceived(Self.reports).forEachFact { facts.append($0) }

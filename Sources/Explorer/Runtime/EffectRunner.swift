@@ -5,12 +5,16 @@ public final class EffectRunner {
     private let store: Store
     private let backend: Backend
     private let header: (Timestamp) -> RecordingFormat.Header
+    /// While set, the store shows it every action (its observer comes and goes with it:
+    /// a store that nobody watches handles a storm of reports more cheaply).
     public private(set) var recorder: Recorder? {
-        get { recorderSlot.recorder }
-        set { recorderSlot.recorder = newValue }
+        didSet {
+            guard let r = recorder else { store.recordingObserver = nil; return }
+            store.recordingObserver = { action, store in
+                RecordingFormat.forEachLine(for: action, state: store.state) { r.append($0) }
+            }
+        }
     }
-    private final class RecorderSlot { var recorder: Recorder? }
-    private let recorderSlot = RecorderSlot()
     public var onQuit: (@MainActor () -> Void)?
     /// Regions and actions are carried out by the executable (commands, HTTP).
     public var onRegionChanged: (@MainActor (RegionTransition) -> Void)?
@@ -24,12 +28,7 @@ public final class EffectRunner {
         self.backend = backend
         self.header = header
         store.effectHandler = { [unowned self] in self.run($0) }
-        // Every action passes here: while not recording, the cost is one look at a slot.
-        let slot = recorderSlot
-        store.observers.append { action, store in
-            guard let recorder = slot.recorder else { return }
-            RecordingFormat.forEachLine(for: action, state: store.state) { recorder.append($0) }
-        }
+
     }
 
     public func run(_ effect: Effect) {

@@ -15,6 +15,9 @@ public final class Store {
     /// from: only an observer that needs it (the recorder, while recording) pays for a
     /// copy of the whole state, not every action in a storm of them.
     @ObservationIgnored public var observers: [@MainActor (Action, Store) -> Void] = []
+    /// The recorder's observer, set only while recording (the effect runner's): sees
+    /// every action after the other observers.
+    @ObservationIgnored public var recordingObserver: (@MainActor (Action, Store) -> Void)?
     @ObservationIgnored private var queue: [Action] = []
     @ObservationIgnored private var sending = false
 
@@ -35,8 +38,16 @@ public final class Store {
             // those caused, before the next report.
             // Observation hears of the change once for the whole batch, not per report.
             withMutation(keyPath: \.state) {
-                for r in reports {
-                    step(.backend(.advertisementReceived(r), at: at), unobserved: true)
+                let watched = !observers.isEmpty || recordingObserver != nil
+                for i in reports.indices {
+                    if watched {
+                        step(.backend(.advertisementReceived(reports[i]), at: at), unobserved: true)
+                    } else {
+                        // Nobody to show the action to: the report is reduced as it lies
+                        // in the batch, without making an action of it.
+                        let effects = Reducer.reduce(&_state, advertisement: reports[i], at: at)
+                        for e in effects { effectHandler?(e) }
+                    }
                     drain()
                 }
             }
@@ -61,6 +72,7 @@ public final class Store {
     private func step(_ action: Action, unobserved: Bool = false) {
         let effects = unobserved ? Reducer.reduce(&_state, action) : Reducer.reduce(&state, action)
         for o in observers { o(action, self) }
+        recordingObserver?(action, self)
         for e in effects { effectHandler?(e) }
     }
 }
