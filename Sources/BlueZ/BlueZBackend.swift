@@ -58,6 +58,7 @@ public final class BlueZBackend: Backend {
         self.emit = emit
         bus.signalHandler = { [weak self] in self?.signal($0) }
         bus.fastSignalHandler = { [weak self] in self?.advertisingChanged($0) ?? false }
+        bus.signalsDispatched = { [weak self] in self?.sendGathered() }
         bus.disconnectHandler = { [weak self] in
             self?.send(.failure(BackendError(name: "org.freedesktop.DBus.Error.Disconnected", message: "lost the D-Bus connection")))
             self?.forgetEverything()
@@ -84,7 +85,27 @@ public final class BlueZBackend: Backend {
         }
     }
 
-    private func send(_ e: BackendEvent) { emit?(e, Timestamp.now()) }
+    /// Every event goes out through here, after the reports gathered before it: the
+    /// order of facts is the order of the signals.
+    private func send(_ e: BackendEvent) {
+        sendGathered()
+        emit?(e, Timestamp.now())
+    }
+
+    /// Reports from the fast path, gathered while one read's signals are handed out
+    /// (`DBusClient.signalsDispatched`), then sent as one event: one store action for a
+    /// run of signals instead of one each.
+    private var gathered: [AdvertisementReport] = []
+
+    private func sendGathered() {
+        guard !gathered.isEmpty else { return }
+        let event: BackendEvent = gathered.count == 1 ? .advertisementReceived(gathered[0]) : .advertisementsReceived(gathered)
+        // The next run is likely about as long as this one: one allocation for it.
+        let count = gathered.count
+        gathered = []
+        gathered.reserveCapacity(count)
+        emit?(event, Timestamp.now())
+    }
 
     private func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],
                       timeout: Double = 25, _ reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
@@ -217,52 +238,68 @@ public final class BlueZBackend: Backend {
 
     /// The fast path for most of a busy room's traffic: a Device1 PropertiesChanged that
     /// carries only RSSI and ManufacturerData (what every advertising report changes),
-    /// read straight from the message into one report, without a value tree, Strings or
-    /// the mirror (which keeps nothing of advertising data). Anything else, or anything of
-    /// an unexpected type, returns false and takes the general path below (`signal`),
-    /// which reads the whole message and decides the same way for these two properties.
+    /// read straight from the message's bytes into one report (`DBusWireReader`), without
+    /// a value tree, Strings, libdbus's iterator or the mirror (which keeps nothing of
+    /// advertising data). Anything else, or anything of an unexpected type, returns false
+    /// and takes the general path below (`signal`), which reads the whole message and
+    /// decides the same way for these two properties.
     private func advertisingChanged(_ s: DBusRawSignal) -> Bool {
         // The signature settles the shape (s, a{sv}, as); only the variants need checking.
         guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
-              s.hasSignature("sa{sv}as") else { return false }
-        var args = s.arguments()
-        guard args.equals("org.bluez.Device1"), let id = deviceIDs.lookup(s.path),
-              args.next(), var entries = args.recurse(), args.next(), var invalidated = args.recurse(),
-              // Invalidated properties (RSSI when a scan stops) take the general path.
-              invalidated.atEnd else { return false }
-        var rssi: Int?
-        var manufacturerData: [UInt16: Bytes] = [:]
-        var advertising = false
-        if !entries.atEnd {
-            repeat {
-                guard var entry = entries.recurse(), let key = entry.cString(), entry.next(),
-                      var v = entry.recurse() else { return false }
-                if DBusReader.same(key, "RSSI") {
-                    guard let r = v.int16() else { return false }
-                    // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
-                    rssi = r == 0 || r == 127 ? nil : Int(r)
-                } else if DBusReader.same(key, "ManufacturerData") {
-                    guard v.elementType == UInt8(ascii: "e"), var companies = v.recurse() else { return false }
-                    if !companies.atEnd {
-                        repeat {
-                            guard var company = companies.recurse(), let key = company.uint16(), company.next(),
-                                  var data = company.recurse(), let bytes = data.bytes() else { return false }
-                            manufacturerData[key] = bytes
-                        } while companies.next()
-                    }
-                } else {
-                    return false
-                }
-                advertising = true
-            } while entries.next()
-        }
+              s.hasSignature("sa{sv}as"), let id = deviceIDs.lookup(s.path) else { return false }
+        // A plain function, not a closure: a closure formed here would be main-actor
+        // isolated and check its executor on every call.
+        guard let parsed = s.withBody(Self.readAdvertising) else { return false }
         propertiesChangedCount += 1
-        if advertising {
-            send(.advertisementReceived(AdvertisementReport(
-                id: id, address: id.rawValue, name: nil, rssi: rssi, connectable: nil,
-                advertisement: Advertisement(manufacturerData: manufacturerData))))
+        if parsed.advertising {
+            let manufacturerData: [UInt16: Bytes] = parsed.company.map { [$0.key: $0.bytes] } ?? parsed.more
+            gathered.append(AdvertisementReport(id: id, address: id.rawValue, name: nil, rssi: parsed.rssi, connectable: nil,
+                                                advertisement: Advertisement(manufacturerData: manufacturerData)))
         }
         return true
+    }
+
+    struct AdvertisingChange {
+        var rssi: Int?
+        /// Nearly always one company: kept aside, a dictionary only when there are more.
+        var company: (key: UInt16, bytes: Bytes)?
+        var more: [UInt16: Bytes] = [:]
+        /// False for a change that carries neither property (nothing to report).
+        var advertising = false
+    }
+
+    /// The body of a Device1 PropertiesChanged (s, a{sv}, as) with only RSSI and
+    /// ManufacturerData changed and nothing invalidated, or nil for anything else.
+    nonisolated static func readAdvertising(_ w: inout DBusWireReader) -> AdvertisingChange? {
+        guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
+              let entriesEnd = w.array(elementAlignment: 8) else { return nil }
+        var c = AdvertisingChange()
+        while w.offset < entriesEnd {
+            guard w.align(8), let key = w.string(), let type = w.signature() else { return nil }
+            if DBusWireReader.same(key, "RSSI") {
+                guard DBusWireReader.same(type, "n"), let r = w.int16() else { return nil }
+                // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
+                c.rssi = r == 0 || r == 127 ? nil : Int(r)
+            } else if DBusWireReader.same(key, "ManufacturerData") {
+                guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
+                while w.offset < companiesEnd {
+                    guard w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
+                          let end = w.array(elementAlignment: 1), let bytes = w.bytes(end - w.offset) else { return nil }
+                    if c.company == nil && c.more.isEmpty {
+                        c.company = (key, bytes)
+                    } else {
+                        if let first = c.company { c.more[first.key] = first.bytes; c.company = nil }
+                        c.more[key] = bytes
+                    }
+                }
+            } else {
+                return nil
+            }
+            c.advertising = true
+        }
+        // Invalidated properties (RSSI when a scan stops) take the general path.
+        guard let invalidatedEnd = w.array(elementAlignment: 4), invalidatedEnd == w.offset, w.atEnd else { return nil }
+        return c
     }
 
     private func interfacesAdded(_ path: String, _ names: [String]) {

@@ -54,6 +54,10 @@ public protocol DBusClient: AnyObject {
     /// Sees every signal first, before it is converted: returns true when it handled
     /// it, and `signalHandler` then never sees it. For hot signals (see DBusReader).
     var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)? { get set }
+    /// Called after a run of signals (everything one read of the socket brought, up to
+    /// the dispatch budget) has been handed out, before anything else runs on the loop:
+    /// where a handler that gathers signals into one event hands the gathering on.
+    var signalsDispatched: (@MainActor () -> Void)? { get set }
     /// Called once when the connection to the bus is lost.
     var disconnectHandler: (@MainActor () -> Void)? { get set }
 }

@@ -8,6 +8,7 @@ import Explorer
 public final class DBusConnection: DBusClient {
     public var signalHandler: (@MainActor (DBusSignal) -> Void)?
     public var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)?
+    public var signalsDispatched: (@MainActor () -> Void)?
     public var disconnectHandler: (@MainActor () -> Void)?
     /// Our unique name on the bus (":1.42").
     public let uniqueName: String

@@ -88,8 +88,13 @@ final class DBusLoopBinding {
         if revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
         if revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
         if revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
-        // Reading may queue messages; libdbus then calls the dispatch status function.
+        // Reading may queue messages; libdbus then calls the dispatch status function,
+        // which only notes it while we are in here: they are dispatched right after, in
+        // the same turn of the loop (no timer to schedule and run for every read).
+        handlingWatch = true
         _ = dbus_watch_handle(w, flags)
+        handlingWatch = false
+        if dispatchScheduled, dispatchTimer == nil { dispatch() }
     }
 
     // MARK: timeouts (libdbus timeouts repeat every interval until removed or disabled)
@@ -131,12 +136,23 @@ final class DBusLoopBinding {
     func scheduleDispatch() {
         guard !dispatchScheduled else { return }
         dispatchScheduled = true
-        loop.schedule(after: 0) { [weak self] in self?.dispatch() }
+        guard !handlingWatch else { return }   // handleWatch dispatches when libdbus returns
+        dispatchTimer = loop.schedule(after: 0) { [weak self] in
+            self?.dispatchTimer = nil
+            self?.dispatch()
+        }
     }
+
+    private var handlingWatch = false
+    private var dispatchTimer: EventLoop.TimerID?
 
     private func dispatch() {
         dispatchScheduled = false
         var n = 0
+        // However this run ends, whoever gathered its signals hands them on before
+        // anything else (a reply dispatched below, a timer, a key) is handled.
+        var signals = 0
+        defer { if signals > 0 { connection?.signalsDispatched?() } }
         while let raw, n < dispatchBudget {
             n += 1
             // Signals go from the queue straight to the connection: libdbus's dispatch would
@@ -150,9 +166,14 @@ final class DBusLoopBinding {
                     dbus_connection_steal_borrowed_message(raw, m)
                     connection?.receiveSignal(m)
                     dbus_message_unref(m)
+                    signals += 1
                     continue
                 }
                 dbus_connection_return_message(raw, m)
+                // A reply or method call next: the signals before it go first.
+                if signals > 0 { signals = 0; connection?.signalsDispatched?() }
+            } else if dbus_connection_get_dispatch_status(raw) != DBUS_DISPATCH_DATA_REMAINS {
+                return   // nothing queued
             }
             if dbus_connection_dispatch(raw) != DBUS_DISPATCH_DATA_REMAINS { return }
         }

@@ -140,7 +140,7 @@ final class Watch {
         }
         backend.start(loop: loop) { [unowned self] event, at in
             self.store.send(.backend(event, at: at))
-            self.handle(event, at: at)
+            event.forEachFact { self.handle($0, at: at) }
         }
         store.send(.appStarted(recordTo: recordTo))
         delivery.start()

@@ -11,6 +11,7 @@ final class FakeBus: DBusClient {
     var signalHandler: (@MainActor (DBusSignal) -> Void)?
     var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)?
     var disconnectHandler: (@MainActor () -> Void)?
+    var signalsDispatched: (@MainActor () -> Void)?
 
     func call(_ call: DBusCall, timeout: Double, reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
         calls.append((call, reply))
@@ -35,6 +36,17 @@ final class FakeBus: DBusClient {
 
     /// Signals the fast path took (the rest went to signalHandler).
     var fastHandled = 0
+    /// While true, signals are delivered as one run (as one read of a busy socket is):
+    /// `signalsDispatched` only comes at the end of `run`.
+    var gathering = false
+
+    /// Delivers the signals `body` sends as one run, then says the run is over.
+    func run(_ body: () -> Void) {
+        gathering = true
+        body()
+        gathering = false
+        signalsDispatched?()
+    }
 
     /// As a real connection delivers it: built into a real message, offered to the fast
     /// handler first, then as values to the signal handler.
@@ -42,6 +54,7 @@ final class FakeBus: DBusClient {
         if let fast = fastSignalHandler,
            DBusRawSignal.with(path: path, interface: interface, member: member, args: args, fast) == true {
             fastHandled += 1
+            if !gathering { signalsDispatched?() }
             return
         }
         signalHandler?(DBusSignal(sender: ":1.1", path: path, interface: interface, member: member, args: args))
@@ -162,6 +175,9 @@ struct BlueZBackendTests {
                 DBusDictEntry(.uint16(0x004C), .variant(.bytes([2, 0x15, 9]))),
                 DBusDictEntry(.uint16(0xFFFF), .variant(.bytes([])))])], []),
             (["RSSI": .int16(127)], []),                       // not available
+            (["RSSI": .int16(0), "ManufacturerData": .dict(key: "q", value: "v", [
+                DBusDictEntry(.uint16(1), .variant(.bytes([1]))), DBusDictEntry(.uint16(2), .variant(.bytes([2, 2]))),
+                DBusDictEntry(.uint16(1), .variant(.bytes([3])))])], []),   // three entries, one company twice
             (["ManufacturerData": .dict(key: "q", value: "v", [])], []),
             ([:], []),
             // Not for the fast path: other properties, other types, invalidations.
@@ -184,7 +200,7 @@ struct BlueZBackendTests {
             bus.changed(Self.dev, "org.bluez.Battery1", ["Percentage": .byte(3)])
             runs.append(sink.events)
             counts.append(backend.propertiesChangedCount)
-            if fast { #expect(bus.fastHandled == 4) } else { #expect(bus.fastHandled == 0) }
+            if fast { #expect(bus.fastHandled == 5) } else { #expect(bus.fastHandled == 0) }
         }
         #expect(runs[0] == runs[1])
         #expect(counts[0] == counts[1])
@@ -192,6 +208,37 @@ struct BlueZBackendTests {
             id: Self.id, address: Self.id.rawValue, name: nil, rssi: -61, connectable: nil,
             advertisement: Advertisement(manufacturerData: [0x004C: [2, 0x15, 9], 0xFFFF: []]))))
         #expect(runs[0].contains(.rssiLost(Self.id)))
+    }
+
+    /// A run of advertising signals (one read of a busy bus) becomes one batch event,
+    /// in signal order; any other event the run brings goes out after the reports before
+    /// it, so facts never change order. One signal alone is a single report, as before.
+    @Test func aRunOfAdvertisingSignalsIsOneBatchInOrder() {
+        let (bus, backend, sink, _) = Self.started()
+        defer { withExtendedLifetime(backend) {} }
+        sink.events.removeAll()
+        func mfg(_ b: Bytes) -> DBusValue { .dict(key: "q", value: "v", [DBusDictEntry(.uint16(0x0059), .variant(.bytes(b)))]) }
+        func report(_ rssi: Int?, _ b: Bytes) -> AdvertisementReport {
+            AdvertisementReport(id: Self.id, address: Self.id.rawValue, name: nil, rssi: rssi, connectable: nil,
+                                advertisement: Advertisement(manufacturerData: [0x0059: b]))
+        }
+        bus.run {
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-60), "ManufacturerData": mfg([1])])
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-61), "ManufacturerData": mfg([2])])
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])   // the general path
+            bus.changed(Self.dev, "org.bluez.Device1", ["ManufacturerData": mfg([3])])
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-63), "ManufacturerData": mfg([4])])
+            #expect(sink.events.count == 2)   // the last two wait for the end of the run
+        }
+        #expect(sink.events == [
+            .advertisementsReceived([report(-60, [1]), report(-61, [2])]),
+            .connected(Self.id),
+            .advertisementsReceived([report(nil, [3]), report(-63, [4])]),
+        ])
+        sink.events.removeAll()
+        bus.run { bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-64)]) }
+        #expect(sink.events == [.advertisementReceived(AdvertisementReport(
+            id: Self.id, address: Self.id.rawValue, name: nil, rssi: -64, connectable: nil, advertisement: Advertisement()))])
     }
 
     @Test func connectRetriesOnceThenResolvesServices() {

@@ -84,6 +84,10 @@ public enum WriteType: String, Equatable, Sendable {
 public enum BackendEvent: Equatable, Sendable {
     case adapterChanged(AdapterStatus)
     case advertisementReceived(AdvertisementReport)
+    /// Several reports that arrived together (one read of a busy bus), in order: the same
+    /// facts as that many `advertisementReceived`, at one time. Consumers that react to
+    /// single facts take them one by one through `forEachFact`.
+    case advertisementsReceived([AdvertisementReport])
     /// The backend stopped hearing RSSI for this peripheral (BlueZ clears it when a scan stops).
     case rssiLost(PeripheralID)
     case peripheralRemoved(PeripheralID)
@@ -99,6 +103,20 @@ public enum BackendEvent: Equatable, Sendable {
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     case scanFailed(BackendError)
     case failure(BackendError)
+}
+
+extension BackendEvent {
+    /// The single facts this event stands for, in order: a batch of advertisements is its
+    /// reports one by one, anything else is itself. The one place a batch is expanded for
+    /// code that reacts to each report (headless commands, watch, recordings).
+    @inlinable
+    public func forEachFact(_ body: (BackendEvent) throws -> Void) rethrows {
+        if case let .advertisementsReceived(reports) = self {
+            for r in reports { try body(.advertisementReceived(r)) }
+        } else {
+            try body(self)
+        }
+    }
 }
 
 /// What the app asks a backend to do; results come back later as BackendEvents.

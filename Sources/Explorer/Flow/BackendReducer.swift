@@ -7,14 +7,15 @@ enum BackendReducer {
             if !status.discovering { s.scanStartedAt = nil }
             s.adapter = status
         case let .advertisementReceived(report):
-            advertisement(&s, report, at: at)
-            if !s.presence.regions.isEmpty, let p = s.peripherals[report.id],
-               case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon {
-                // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
-                let rssi = report.rssi ?? p.rssi
-                return s.presence.observe(address: report.address, uuid: uuid, major: major, minor: minor, rssi: rssi, at: at)
-                    .map { .regionChanged($0) }
+            return advertisementReceived(&s, report, at: at)
+        case let .advertisementsReceived(reports):
+            // Exactly as many single reports in a row would: same state, same effects in order.
+            var effects: [Effect] = []
+            for i in reports.indices {
+                let e = advertisementReceived(&s, reports[i], at: at)
+                if !e.isEmpty { effects += e }
             }
+            return effects
         case let .rssiLost(id):
             s.peripherals[id]?.rssiStale = true
         case let .peripheralRemoved(id):
@@ -67,6 +68,18 @@ enum BackendReducer {
             Reducer.fail(&s, "Scan failed: \(error)")
         case let .failure(error):
             Reducer.fail(&s, error.description)
+        }
+        return []
+    }
+
+    static func advertisementReceived(_ s: inout AppState, _ report: AdvertisementReport, at: Timestamp) -> [Effect] {
+        advertisement(&s, report, at: at)
+        if !s.presence.regions.isEmpty, let p = s.peripherals[report.id],
+           case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon {
+            // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
+            let rssi = report.rssi ?? p.rssi
+            return s.presence.observe(address: report.address, uuid: uuid, major: major, minor: minor, rssi: rssi, at: at)
+                .map { .regionChanged($0) }
         }
         return []
     }

@@ -25,7 +25,21 @@ public enum RecordingFormat {
         return j.finish()
     }
 
-    /// The line for an action, or nil when the action is not a recorded event.
+    /// Every line an action records, in order: one per fact, so a batch of advertisements
+    /// records exactly the lines its reports would one by one (a recording never holds a
+    /// batch). `state` is the state after the action.
+    public static func forEachLine(for action: Action, state: AppState, _ body: (String) -> Void) {
+        if case let .backend(event, at) = action {
+            event.forEachFact { fact in
+                if let l = line(for: .backend(fact, at: at), state: state) { body(l) }
+            }
+        } else if let l = line(for: action, state: state) {
+            body(l)
+        }
+    }
+
+    /// The line for an action, or nil when the action is not a recorded event (or is a
+    /// batch, which has a line per report: see `forEachLine`).
     /// `state` is the state after the action, used to name what paths point at.
     public static func line(for action: Action, state: AppState) -> String? {
         if case let .actionReported(report, _) = action { return actionLine(report, at: state.now) }
@@ -50,6 +64,8 @@ public enum RecordingFormat {
             j.int("rssi", r.rssi)
             j.bool("connectable", r.connectable)
             advertisement(&j, r.advertisement)
+        case .advertisementsReceived:
+            return nil   // one line per report: forEachLine
         case let .rssiLost(id):
             j.string("type", "rssi-lost")
             j.string("address", id.rawValue)

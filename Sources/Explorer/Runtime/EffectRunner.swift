@@ -5,7 +5,16 @@ public final class EffectRunner {
     private let store: Store
     private let backend: Backend
     private let header: (Timestamp) -> RecordingFormat.Header
-    public private(set) var recorder: Recorder?
+    /// While set, the store shows it every action (its observer comes and goes with it:
+    /// a store that nobody watches handles a storm of reports more cheaply).
+    public private(set) var recorder: Recorder? {
+        didSet {
+            guard let r = recorder else { store.recordingObserver = nil; return }
+            store.recordingObserver = { action, store in
+                RecordingFormat.forEachLine(for: action, state: store.state) { r.append($0) }
+            }
+        }
+    }
     public var onQuit: (@MainActor () -> Void)?
     /// Regions and actions are carried out by the executable (commands, HTTP).
     public var onRegionChanged: (@MainActor (RegionTransition) -> Void)?
@@ -19,10 +28,7 @@ public final class EffectRunner {
         self.backend = backend
         self.header = header
         store.effectHandler = { [unowned self] in self.run($0) }
-        store.observers.append { [unowned self] action, store in
-            guard let recorder = self.recorder, let line = RecordingFormat.line(for: action, state: store.state) else { return }
-            recorder.append(line)
-        }
+
     }
 
     public func run(_ effect: Effect) {

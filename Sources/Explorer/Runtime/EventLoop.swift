@@ -31,8 +31,8 @@ public final class EventLoop {
 
     public init() {}
 
-    public func addReader(fd: Int32, _ handler: @escaping Handler) { readers[fd] = handler }
-    public func removeReader(fd: Int32) { readers.removeValue(forKey: fd) }
+    public func addReader(fd: Int32, _ handler: @escaping Handler) { readers[fd] = handler; pollSetStale = true }
+    public func removeReader(fd: Int32) { readers.removeValue(forKey: fd); pollSetStale = true }
 
     /// Several watches may share one fd (libdbus adds one for reading, one for writing).
     @discardableResult
@@ -40,12 +40,17 @@ public final class EventLoop {
                          _ handler: @escaping WatchHandler) -> WatchID {
         nextWatchID += 1
         watches[nextWatchID] = Watch(fd: fd, events: events, enabled: enabled, handler: handler)
+        pollSetStale = true
         return WatchID(raw: nextWatchID)
     }
 
-    public func setWatch(_ id: WatchID, enabled: Bool) { watches[id.raw]?.enabled = enabled }
-    public func setWatch(_ id: WatchID, events: Int16) { watches[id.raw]?.events = events }
-    public func removeWatch(_ id: WatchID) { watches.removeValue(forKey: id.raw) }
+    public func setWatch(_ id: WatchID, enabled: Bool) {
+        guard watches[id.raw]?.enabled != enabled else { return }
+        watches[id.raw]?.enabled = enabled
+        pollSetStale = true
+    }
+    public func setWatch(_ id: WatchID, events: Int16) { watches[id.raw]?.events = events; pollSetStale = true }
+    public func removeWatch(_ id: WatchID) { watches.removeValue(forKey: id.raw); pollSetStale = true }
 
     @discardableResult
     public func schedule(after seconds: Double, _ handler: @escaping Handler) -> TimerID {
@@ -104,18 +109,31 @@ public final class EventLoop {
         }
     }
 
+    /// What poll(2) waits on, kept between waits and rebuilt only after readers or
+    /// watches change (a busy bus wakes the loop thousands of times a second).
+    private var pollSetStale = true
+    private var pollFDs: [pollfd] = []
+    private var pollReaders: [Int32] = []
+    private var pollWatches: [Int] = []
+
     private func waitOnce() {
-        let readerFDs = readers.keys.sorted()
-        let watchIDs = watches.keys.sorted().filter { watches[$0]!.enabled }
-        var fds = readerFDs.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        fds += watchIDs.map { pollfd(fd: watches[$0]!.fd, events: watches[$0]!.events, revents: 0) }
+        if pollSetStale {
+            pollSetStale = false
+            pollReaders = readers.keys.sorted()
+            pollWatches = watches.keys.sorted().filter { watches[$0]!.enabled }
+            pollFDs = pollReaders.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                + pollWatches.map { pollfd(fd: watches[$0]!.fd, events: watches[$0]!.events, revents: 0) }
+        }
+        let readerFDs = pollReaders, watchIDs = pollWatches
         var timeout: Int32 = -1
         if let first = timers.first {
             let ms = (first.deadline - monotonicSeconds()) * 1000
             timeout = ms <= 0 ? 0 : Int32(min(ms.rounded(.up), 3_600_000))
         }
-        let n = poll(&fds, nfds_t(fds.count), timeout)
-        if n < 0 { return }  // EINTR: a signal; its self-pipe is readable now
+        let n = poll(&pollFDs, nfds_t(pollFDs.count), timeout)
+        if n <= 0 { return }  // EINTR: a signal; its self-pipe is readable now
+        // poll rewrites every revents; handlers that change the set only mark it stale.
+        let fds = pollFDs
         for (i, p) in fds.enumerated() where p.revents != 0 {
             if i < readerFDs.count {
                 readers[p.fd]?()

@@ -2,7 +2,9 @@ import Observation
 
 /// Owns the state. `send` runs the reducer, tells observers (the recorder), and hands
 /// effects to the effect handler. Actions sent while another is being handled queue up,
-/// so every observer sees them in order.
+/// so every observer sees them in order. A batch of advertisements is handled report by
+/// report, exactly as the reports sent one by one would be: observers and the recorder
+/// never see a batch, and effects interleave as they would.
 @MainActor
 @Observable
 public final class Store {
@@ -13,21 +15,64 @@ public final class Store {
     /// from: only an observer that needs it (the recorder, while recording) pays for a
     /// copy of the whole state, not every action in a storm of them.
     @ObservationIgnored public var observers: [@MainActor (Action, Store) -> Void] = []
+    /// The recorder's observer, set only while recording (the effect runner's): sees
+    /// every action after the other observers.
+    @ObservationIgnored public var recordingObserver: (@MainActor (Action, Store) -> Void)?
     @ObservationIgnored private var queue: [Action] = []
     @ObservationIgnored private var sending = false
 
     public init(state: AppState) { self.state = state }
 
     public func send(_ action: Action) {
-        queue.append(action)
-        guard !sending else { return }
+        guard !sending else {
+            queue.append(action)
+            return
+        }
         sending = true
         defer { sending = false }
+        // The action goes straight through (no copy into the queue and out again); only
+        // those sent meanwhile (by an observer or an effect) wait their turn.
+        if case let .backend(.advertisementsReceived(reports), at) = action {
+            // A batch sent on its own is as many sends in a row: each report reduced,
+            // observed (the recorder writes its line) and its effects run, then everything
+            // those caused, before the next report.
+            // Observation hears of the change once for the whole batch, not per report.
+            withMutation(keyPath: \.state) {
+                let watched = !observers.isEmpty || recordingObserver != nil
+                for i in reports.indices {
+                    if watched {
+                        step(.backend(.advertisementReceived(reports[i]), at: at), unobserved: true)
+                    } else {
+                        // Nobody to show the action to: the report is reduced as it lies
+                        // in the batch, without making an action of it.
+                        let effects = Reducer.reduce(&_state, advertisement: reports[i], at: at)
+                        for e in effects { effectHandler?(e) }
+                    }
+                    drain()
+                }
+            }
+        } else {
+            step(action)
+            drain()
+        }
+    }
+
+    private func drain() {
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            let effects = Reducer.reduce(&state, next)
-            for o in observers { o(next, self) }
-            for e in effects { effectHandler?(e) }
+            if case let .backend(.advertisementsReceived(reports), at) = next {
+                // Queued, a batch is its reports queued one after another.
+                for r in reports { step(.backend(.advertisementReceived(r), at: at)) }
+            } else {
+                step(next)
+            }
         }
+    }
+
+    private func step(_ action: Action, unobserved: Bool = false) {
+        let effects = unobserved ? Reducer.reduce(&_state, action) : Reducer.reduce(&state, action)
+        for o in observers { o(action, self) }
+        recordingObserver?(action, self)
+        for e in effects { effectHandler?(e) }
     }
 }

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Explorer
+
+/// A batch of advertisements (`.advertisementsReceived`, what the BlueZ backend sends for
+/// a run of signals) must be exactly its reports one by one: the same state, the same
+/// effects in the same order, the same recording lines.
+@MainActor
+@Suite("Advertisement batches")
+struct BatchTests {
+    static let porch: BLEUUID = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
+
+    static func iBeacon(rssi: Int, minor: UInt8) -> AdvertisementReport {
+        let uuid: Bytes = [0xB9, 0x40, 0x7F, 0x30, 0xF5, 0xF8, 0x46, 0x6E, 0xAF, 0xF9, 0x25, 0x55, 0x6B, 0x57, 0xFE, 0x6D]
+        let data: Bytes = [0x02, 0x15] + uuid + [0, 7, 0, minor, 0xC5]
+        return AdvertisementReport(id: Fixture.beacon, address: Fixture.beacon.rawValue, name: nil, rssi: rssi,
+                                   connectable: nil, advertisement: Advertisement(manufacturerData: [0x004C: data]))
+    }
+
+    /// New devices, repeated ones, reports without RSSI or name, and an iBeacon that
+    /// brings a region in (an effect) in the middle of the run.
+    static let reports: [AdvertisementReport] = [
+        AdvertisementReport(id: Fixture.hrm, address: Fixture.hrm.rawValue, name: "HRM", rssi: -61, connectable: true,
+                            advertisement: Advertisement(serviceUUIDs: ["180D"], manufacturerData: [0x0059: [1, 2]])),
+        AdvertisementReport(id: Fixture.itag, address: Fixture.itag.rawValue, name: nil, rssi: -80, connectable: nil,
+                            advertisement: Advertisement(manufacturerData: [0x0001: [9]])),
+        AdvertisementReport(id: Fixture.hrm, address: Fixture.hrm.rawValue, name: nil, rssi: nil, connectable: nil,
+                            advertisement: Advertisement(manufacturerData: [0x0059: [3, 4, 5]])),
+        iBeacon(rssi: -90, minor: 1),
+        iBeacon(rssi: -60, minor: 1),
+        AdvertisementReport(id: Fixture.hrm, address: Fixture.hrm.rawValue, name: nil, rssi: -55, connectable: nil,
+                            advertisement: Advertisement(manufacturerData: [0x0059: [6]])),
+        iBeacon(rssi: -58, minor: 1),
+    ]
+
+    static func initial() -> AppState {
+        var s = AppState(now: Fixture.t0)
+        s.adapter = AdapterStatus(name: "hci0", power: .on, discovering: true)
+        s.presence = PresenceState(regions: [Region(name: "Porch", uuid: porch, major: 7)], config: PresenceConfig())
+        return s
+    }
+
+    @Test func aBatchReducesToTheSameStateAndEffectsAsItsReports() {
+        let at = Fixture.t0 + 2.5
+        var one = Self.initial(), batched = Self.initial()
+        var singleEffects: [Effect] = []
+        for r in Self.reports { singleEffects += Reducer.reduce(&one, .backend(.advertisementReceived(r), at: at)) }
+        let batchEffects = Reducer.reduce(&batched, .backend(.advertisementsReceived(Self.reports), at: at))
+        #expect(batched == one)
+        #expect(batchEffects == singleEffects)
+        #expect(singleEffects.count == 1)   // the porch entered once, mid-run
+        #expect(one.peripherals[Fixture.hrm]?.rssiHistory.samples == [-61, -55])
+        #expect(one.peripherals[Fixture.hrm]?.advertisement.manufacturerData[0x0059] == [6])
+    }
+
+    /// Through a store, watched (an observer sees every report as an action) or not (the
+    /// reports are reduced where they lie in the batch): the same state and effects.
+    @Test func aStoreHandlesABatchAsItsReports() {
+        func run(_ events: [BackendEvent], watched: Bool) -> (AppState, [Effect], [Action]) {
+            let store = Store(state: Self.initial())
+            var effects: [Effect] = [], seen: [Action] = []
+            store.effectHandler = { effects.append($0) }
+            if watched { store.observers.append { a, _ in seen.append(a) } }
+            for e in events { store.send(.backend(e, at: Fixture.t0 + 1)) }
+            return (store.state, effects, seen)
+        }
+        let singles = run(Self.reports.map { .advertisementReceived($0) }, watched: true)
+        for watched in [true, false] {
+            let batched = run([.advertisementsReceived(Self.reports)], watched: watched)
+            #expect(batched.0 == singles.0)
+            #expect(batched.1 == singles.1)
+            #expect(batched.2 == (watched ? singles.2 : []))
+        }
+        #expect(singles.1.count == 1)
+        #expect(singles.2.count == Self.reports.count)
+    }
+
+    @Test func forEachFactExpandsOnlyBatches() {
+        var facts: [BackendEvent] = []
+        BackendEvent.advertisementsReceived(Self.reports).forEachFact { facts.append($0) }
+        #expect(facts == Self.reports.map { .advertisementReceived($0) })
+        facts = []
+        BackendEvent.rssiLost(Fixture.hrm).forEachFact { facts.append($0) }
+        #expect(facts == [.rssiLost(Fixture.hrm)])
+    }
+
+    /// A backend that does nothing: the store, the effect runner and its recorder are what
+    /// is under test.
+    final class QuietBackend: Backend {
+        let kind = "bluez"
+        func start(loop: EventLoop, emit: @escaping @MainActor (BackendEvent, Timestamp) -> Void) {}
+        func execute(_ command: BackendCommand) {}
+        func shutdown() {}
+    }
+
+    /// Through the store and the effect runner into a recording file: the lines after the
+    /// header, and the final state.
+    static func record(_ actions: [(BackendEvent, Double)]) throws -> (lines: [String], state: AppState) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bx-batch-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var s = initial()
+        s.scanWanted = false
+        let store = Store(state: s)
+        let runner = EffectRunner(store: store, backend: QuietBackend()) { .init(started: $0, backend: "bluez", adapter: "hci0", seed: nil) }
+        store.send(.appStarted(recordTo: path))
+        for (e, after) in actions { store.send(.backend(e, at: Fixture.t0 + after)) }
+        runner.finish()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        return (Array(lines.dropFirst()), store.state)
+    }
+
+    @Test func aBatchRecordsTheLinesOfItsReports() throws {
+        // Two runs of reports with another fact between them, one by one and as batches
+        // (a batch carries the time it was sent: its reports are recorded at that time).
+        let first = Array(Self.reports.prefix(3)), second = Array(Self.reports.dropFirst(3))
+        let singles = try Self.record(first.map { (.advertisementReceived($0), 1.0) } + [(.rssiLost(Fixture.itag), 1.5)]
+                                      + second.map { (.advertisementReceived($0), 2.0) })
+        let batched = try Self.record([(.advertisementsReceived(first), 1.0), (.rssiLost(Fixture.itag), 1.5),
+                                       (.advertisementsReceived(second), 2.0)])
+        #expect(batched.lines == singles.lines)
+        #expect(batched.state == singles.state)
+        // adapter, every report, rssi-lost, the porch entering
+        #expect(singles.lines.count == 1 + Self.reports.count + 1 + 1)
+        #expect(singles.lines.filter { $0.contains(#""type":"advertisement""#) }.count == Self.reports.count)
+        #expect(singles.lines.contains { $0.contains(#""type":"region""#) })
+    }
+}
