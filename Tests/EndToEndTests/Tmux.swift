@@ -100,8 +100,17 @@ func spawn(_ path: String, _ args: [String]) throws -> (status: Int32, text: Str
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
     defer { for a in argv { free(a) } }
+    // The test runner's threads may block signals, and the mask survives exec: a tmux
+    // server started with SIGTERM blocked ignores kill-server and outlives the test.
+    var attr = posix_spawnattr_t()
+    posix_spawnattr_init(&attr)
+    defer { posix_spawnattr_destroy(&attr) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attr, &none)
+    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
     guard rc == 0 else { throw E2EError("cannot run \(path): error \(rc)") }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
