@@ -3,7 +3,7 @@ import DBus
 
 /// The real backend: bluetoothd over D-Bus. Keeps a mirror of BlueZ's objects (subscribe
 /// first, then GetManagedObjects), turns its changes into BackendEvents, and commands
-/// into async method calls. Survives bluetoothd restarts (NameOwnerChanged).
+/// into async method calls (BlueZCommands.swift). Survives bluetoothd restarts (NameOwnerChanged).
 @MainActor
 public final class BlueZBackend: Backend {
     public let kind = "bluez"
@@ -28,23 +28,23 @@ public final class BlueZBackend: Backend {
 
     let bus: DBusClient
     let options: Options
-    private var loop: EventLoop?
-    private var emit: (@MainActor (BackendEvent, Timestamp) -> Void)?
+    var loop: EventLoop?
+    var emit: (@MainActor (BackendEvent, Timestamp) -> Void)?
     public private(set) var mirror = BlueZMirror()
     /// Path of the adapter in use, e.g. /org/bluez/hci0.
     public private(set) var adapterPath: String?
-    private var devicePaths: [PeripheralID: String] = [:]
+    var devicePaths: [PeripheralID: String] = [:]
     /// The reverse of devicePaths: every Device1 signal looks its device up here.
-    private var deviceIDs = DevicePathIndex()
-    private var scanWanted = false
-    private var scanning = false
-    private var localDisconnects: Set<PeripheralID> = []
+    var deviceIDs = DevicePathIndex()
+    var scanWanted = false
+    var scanning = false
+    var localDisconnects: Set<PeripheralID> = []
     /// Reasons from Device1.Disconnected, waiting for the Connected=false that follows.
-    private var disconnectReasons: [PeripheralID: DisconnectReason] = [:]
-    private var resolving: [PeripheralID: EventLoop.TimerID] = [:]
-    private var resolvedSent: Set<PeripheralID> = []
-    private var subscribed: Set<String> = []
-    private var bluezPresent = false
+    var disconnectReasons: [PeripheralID: DisconnectReason] = [:]
+    var resolving: [PeripheralID: EventLoop.TimerID] = [:]
+    var resolvedSent: Set<PeripheralID> = []
+    var subscribed: Set<String> = []
+    var bluezPresent = false
     /// PropertiesChanged signals handled (the ingest benchmark reports it).
     public private(set) var propertiesChangedCount = 0
 
@@ -87,7 +87,7 @@ public final class BlueZBackend: Backend {
 
     /// Every event goes out through here, after the reports gathered before it: the
     /// order of facts is the order of the signals.
-    private func send(_ e: BackendEvent) {
+    func send(_ e: BackendEvent) {
         sendGathered()
         emit?(e, Timestamp.now())
     }
@@ -95,9 +95,9 @@ public final class BlueZBackend: Backend {
     /// Reports from the fast path, gathered while one read's signals are handed out
     /// (`DBusClient.signalsDispatched`), then sent as one event: one store action for a
     /// run of signals instead of one each.
-    private var gathered: [AdvertisementReport] = []
+    var gathered: [AdvertisementReport] = []
 
-    private func sendGathered() {
+    func sendGathered() {
         guard !gathered.isEmpty else { return }
         let event: BackendEvent = gathered.count == 1 ? .advertisementReceived(gathered[0]) : .advertisementsReceived(gathered)
         // The next run is likely about as long as this one: one allocation for it.
@@ -107,7 +107,7 @@ public final class BlueZBackend: Backend {
         emit?(event, Timestamp.now())
     }
 
-    private func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],
+    func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],
                       timeout: Double = 25, _ reply: @escaping @MainActor (Result<[DBusValue], DBusError>) -> Void) {
         bus.call(DBusCall(destination: Self.bluez, path: path, interface: interface, member: member, args: args),
                  timeout: timeout, reply: reply)
@@ -115,7 +115,7 @@ public final class BlueZBackend: Backend {
 
     // MARK: The mirror
 
-    private func reload() {
+    func reload() {
         bus.call(DBusCall(destination: Self.bluez, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
                           member: "GetManagedObjects"), timeout: 10) { [weak self] result in
             guard let self else { return }
@@ -139,7 +139,7 @@ public final class BlueZBackend: Backend {
         }
     }
 
-    private func chooseAdapter() {
+    func chooseAdapter() {
         let adapters = mirror.paths(with: BlueZTranslate.adapter)
         let chosen: String?
         if let want = options.adapter {
@@ -160,7 +160,7 @@ public final class BlueZBackend: Backend {
         if scanWanted { startScan() }
     }
 
-    private func sendAdapter() {
+    func sendAdapter() {
         guard let a = adapterPath, let props = mirror[a, BlueZTranslate.adapter] else { return }
         let name = a.split(separator: "/").last.map(String.init) ?? a
         let powered = props["Powered"]?.bool ?? false
@@ -168,7 +168,7 @@ public final class BlueZBackend: Backend {
                                            discovering: props["Discovering"]?.bool ?? false)))
     }
 
-    private func forgetEverything() {
+    func forgetEverything() {
         for (id, path) in devicePaths {
             if mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true {
                 send(.disconnected(id, .other("bluetoothd went away")))
@@ -188,7 +188,7 @@ public final class BlueZBackend: Backend {
 
     // MARK: Signals
 
-    private func signal(_ s: DBusSignal) {
+    func signal(_ s: DBusSignal) {
         switch (s.interface, s.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             guard s.args.count == 3, s.args[0].string == Self.bluez else { return }
@@ -243,7 +243,7 @@ public final class BlueZBackend: Backend {
     /// advertising data). Anything else, or anything of an unexpected type, returns false
     /// and takes the general path below (`signal`), which reads the whole message and
     /// decides the same way for these two properties.
-    private func advertisingChanged(_ s: DBusRawSignal) -> Bool {
+    func advertisingChanged(_ s: DBusRawSignal) -> Bool {
         // The signature settles the shape (s, a{sv}, as); only the variants need checking.
         guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
               s.hasSignature("sa{sv}as"), let id = deviceIDs.lookup(s.path) else { return false }
@@ -302,7 +302,7 @@ public final class BlueZBackend: Backend {
         return c
     }
 
-    private func interfacesAdded(_ path: String, _ names: [String]) {
+    func interfacesAdded(_ path: String, _ names: [String]) {
         if names.contains(BlueZTranslate.adapter), adapterPath == nil { chooseAdapter(); return }
         if names.contains(BlueZTranslate.device) { deviceAppeared(path) }
         if names.contains(where: { $0.hasPrefix("org.bluez.Gatt") }), let (id, devicePath) = owningDevice(path) {
@@ -312,14 +312,14 @@ public final class BlueZBackend: Backend {
     }
 
     /// The device a GATT object belongs to: /org/bluez/hci0/dev_XX/service000a/... -> dev_XX.
-    private func owningDevice(_ path: String) -> (PeripheralID, String)? {
+    func owningDevice(_ path: String) -> (PeripheralID, String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 4 else { return nil }
         let devicePath = "/" + parts[0..<4].joined(separator: "/")
         return deviceIDs[devicePath].map { ($0, devicePath) }
     }
 
-    private func deviceAppeared(_ path: String) {
+    func deviceAppeared(_ path: String) {
         guard let a = adapterPath, path.hasPrefix(a + "/"), let props = mirror[path, BlueZTranslate.device],
               let address = props["Address"]?.string else { return }
         let id = PeripheralID(address)
@@ -335,7 +335,7 @@ public final class BlueZBackend: Backend {
         }
     }
 
-    private func propertiesChanged(_ path: String, _ iface: String, _ changed: [String: DBusValue], _ invalidated: [String]) {
+    func propertiesChanged(_ path: String, _ iface: String, _ changed: [String: DBusValue], _ invalidated: [String]) {
         switch iface {
         case BlueZTranslate.adapter where path == adapterPath:
             if changed["Discovering"]?.bool == false { scanning = false }
@@ -374,7 +374,7 @@ public final class BlueZBackend: Backend {
 
     /// ServicesResolved can turn true a little before every GATT object is exported: wait
     /// until InterfacesAdded has been quiet for `settle` seconds, then send the tree.
-    private func scheduleResolved(_ id: PeripheralID, _ path: String, settle: Double) {
+    func scheduleResolved(_ id: PeripheralID, _ path: String, settle: Double) {
         if let t = resolving[id] { loop?.cancel(t) }
         guard let loop else { return }
         resolving[id] = loop.schedule(after: settle) { [weak self] in
@@ -384,135 +384,6 @@ public final class BlueZBackend: Backend {
             self.resolvedSent.insert(id)
             self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path),
                                         mtu: BlueZTranslate.mtu(self.mirror, devicePath: path)))
-        }
-    }
-
-    // MARK: Commands
-
-    public func execute(_ command: BackendCommand) {
-        switch command {
-        case .startScan:
-            scanWanted = true
-            startScan()
-        case .stopScan:
-            scanWanted = false
-            guard let a = adapterPath else { return }
-            call(a, BlueZTranslate.adapter, "StopDiscovery") { [weak self] result in
-                self?.scanning = false
-                // "No discovery started": ours had not started yet, or bluetoothd stopped it.
-                if case let .failure(e) = result, e.name != "org.bluez.Error.NotReady",
-                   !e.message.contains("No discovery started") {
-                    self?.send(.scanFailed(BlueZTranslate.backendError(e)))
-                }
-            }
-        case let .connect(id):
-            connect(id, attempt: 1)
-        case let .disconnect(id):
-            guard let path = devicePaths[id] else { return }
-            localDisconnects.insert(id)
-            call(path, BlueZTranslate.device, "Disconnect") { [weak self] result in
-                if case let .failure(e) = result {
-                    self?.localDisconnects.remove(id)
-                    self?.send(.failure(BlueZTranslate.backendError(e)))
-                }
-            }
-        case let .read(_, cid, offset):
-            readValue(cid.path, BlueZTranslate.characteristic, offset: offset) { [weak self] in self?.send(.readCompleted(cid, $0)) }
-        case let .write(_, cid, bytes, type):
-            call(cid.path, BlueZTranslate.characteristic, "WriteValue",
-                 [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
-                switch result {
-                case .success: self?.send(.writeCompleted(cid, bytes, type, nil))
-                case let .failure(e): self?.send(.writeCompleted(cid, bytes, type, BlueZTranslate.backendError(e)))
-                }
-            }
-        case let .readDescriptor(_, did):
-            readValue(did.path, BlueZTranslate.descriptor) { [weak self] in self?.send(.descriptorRead(did, $0)) }
-        case let .setPowered(on):
-            guard let a = adapterPath else { return }
-            bus.call(DBusCall(destination: Self.bluez, path: a, interface: "org.freedesktop.DBus.Properties", member: "Set",
-                              args: [.string(BlueZTranslate.adapter), .string("Powered"), .variant(.bool(on))]),
-                     timeout: 10) { [weak self] result in
-                guard case let .failure(e) = result else { return }   // Powered arrives as a property change
-                let blocked = e.name.hasSuffix(".Blocked") || e.message.lowercased().contains("rfkill")
-                self?.send(.failure(BackendError(name: e.name, message: blocked
-                    ? "the adapter is blocked by rfkill: run `rfkill unblock bluetooth`, then press P again"
-                    : "cannot power the adapter on: \(e.message)")))
-            }
-        case let .setNotify(_, cid, on):
-            call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify") { [weak self] result in
-                switch result {
-                case .success:
-                    if on { self?.subscribed.insert(cid.path) } else { self?.subscribed.remove(cid.path) }
-                    self?.send(.notifyChanged(cid, enabled: on, nil))
-                case let .failure(e):
-                    self?.send(.notifyChanged(cid, enabled: on, BlueZTranslate.backendError(e)))
-                }
-            }
-        }
-    }
-
-    /// ReadValue on a characteristic or descriptor; the reply must be `ay`. BlueZ reads a
-    /// long value whole by itself; an offset (`{offset: q}`) reads from there on.
-    private func readValue(_ path: String, _ interface: String, offset: UInt16 = 0,
-                           _ done: @escaping @MainActor (Result<Bytes, BackendError>) -> Void) {
-        call(path, interface, "ReadValue", [.vardict(offset == 0 ? [:] : ["offset": .uint16(offset)])]) { result in
-            switch result {
-            case let .success(args):
-                guard let bytes = args.first?.bytes else { return done(.failure(.failed("unexpected ReadValue reply"))) }
-                done(.success(bytes))
-            case let .failure(e):
-                done(.failure(BlueZTranslate.backendError(e)))
-            }
-        }
-    }
-
-    private func startScan() {
-        // Not powered (yet): the scan starts when Powered turns true.
-        guard let a = adapterPath, mirror[a, BlueZTranslate.adapter]?["Powered"]?.bool == true else { return }
-        var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(true)]
-        if let floor = options.rssiFloor { filter["RSSI"] = .int16(Int16(clamping: floor)) }
-        call(a, BlueZTranslate.adapter, "SetDiscoveryFilter", [.vardict(filter)]) { [weak self] result in
-            guard let self else { return }
-            if case let .failure(e) = result {
-                self.send(.scanFailed(BlueZTranslate.backendError(e)))
-                return
-            }
-            guard self.scanWanted else { return }   // stopped while the filter was being set
-            self.call(a, BlueZTranslate.adapter, "StartDiscovery") { [weak self] result in
-                switch result {
-                case .success:
-                    self?.scanning = true
-                    // Stopped while starting: stop for real now.
-                    if self?.scanWanted == false { self?.execute(.stopScan) }
-                case let .failure(e) where e.name == "org.bluez.Error.InProgress":
-                    self?.scanning = true   // another client's scan is running: ours is merged into it
-                case .failure(let e) where e.name == "org.bluez.Error.NotReady":
-                    break   // powering down or up: the scan starts when Powered turns true
-                case let .failure(e):
-                    self?.send(.scanFailed(BlueZTranslate.backendError(e)))
-                }
-            }
-        }
-    }
-
-    private func connect(_ id: PeripheralID, attempt: Int) {
-        guard let path = devicePaths[id] else {
-            send(.connectFailed(id, .failed("bluetoothd does not know this device (any more)")))
-            return
-        }
-        send(.connecting(id, attempt: attempt))
-        call(path, BlueZTranslate.device, "Connect", timeout: 35) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success:
-                break  // Connected and ServicesResolved arrive as property changes
-            case let .failure(e) where attempt == 1 && e.message.contains("le-connection-abort-by-local"):
-                // A common transient failure: one retry, as nRF Connect and bleak do.
-                self.connect(id, attempt: 2)
-            case let .failure(e):
-                self.send(.connectFailed(id, BlueZTranslate.backendError(e)))
-            }
         }
     }
 }

@@ -1,0 +1,132 @@
+import Explorer
+import DBus
+
+/// BlueZBackend's commands: scan, connect, read, write, notify (org.bluez method calls).
+extension BlueZBackend {
+    public func execute(_ command: BackendCommand) {
+        switch command {
+        case .startScan:
+            scanWanted = true
+            startScan()
+        case .stopScan:
+            scanWanted = false
+            guard let a = adapterPath else { return }
+            call(a, BlueZTranslate.adapter, "StopDiscovery") { [weak self] result in
+                self?.scanning = false
+                // "No discovery started": ours had not started yet, or bluetoothd stopped it.
+                if case let .failure(e) = result, e.name != "org.bluez.Error.NotReady",
+                   !e.message.contains("No discovery started") {
+                    self?.send(.scanFailed(BlueZTranslate.backendError(e)))
+                }
+            }
+        case let .connect(id):
+            connect(id, attempt: 1)
+        case let .disconnect(id):
+            guard let path = devicePaths[id] else { return }
+            localDisconnects.insert(id)
+            call(path, BlueZTranslate.device, "Disconnect") { [weak self] result in
+                if case let .failure(e) = result {
+                    self?.localDisconnects.remove(id)
+                    self?.send(.failure(BlueZTranslate.backendError(e)))
+                }
+            }
+        case let .read(_, cid, offset):
+            readValue(cid.path, BlueZTranslate.characteristic, offset: offset) { [weak self] in self?.send(.readCompleted(cid, $0)) }
+        case let .write(_, cid, bytes, type):
+            call(cid.path, BlueZTranslate.characteristic, "WriteValue",
+                 [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
+                switch result {
+                case .success: self?.send(.writeCompleted(cid, bytes, type, nil))
+                case let .failure(e): self?.send(.writeCompleted(cid, bytes, type, BlueZTranslate.backendError(e)))
+                }
+            }
+        case let .readDescriptor(_, did):
+            readValue(did.path, BlueZTranslate.descriptor) { [weak self] in self?.send(.descriptorRead(did, $0)) }
+        case let .setPowered(on):
+            guard let a = adapterPath else { return }
+            bus.call(DBusCall(destination: Self.bluez, path: a, interface: "org.freedesktop.DBus.Properties", member: "Set",
+                              args: [.string(BlueZTranslate.adapter), .string("Powered"), .variant(.bool(on))]),
+                     timeout: 10) { [weak self] result in
+                guard case let .failure(e) = result else { return }   // Powered arrives as a property change
+                let blocked = e.name.hasSuffix(".Blocked") || e.message.lowercased().contains("rfkill")
+                self?.send(.failure(BackendError(name: e.name, message: blocked
+                    ? "the adapter is blocked by rfkill: run `rfkill unblock bluetooth`, then press P again"
+                    : "cannot power the adapter on: \(e.message)")))
+            }
+        case let .setNotify(_, cid, on):
+            call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify") { [weak self] result in
+                switch result {
+                case .success:
+                    if on { self?.subscribed.insert(cid.path) } else { self?.subscribed.remove(cid.path) }
+                    self?.send(.notifyChanged(cid, enabled: on, nil))
+                case let .failure(e):
+                    self?.send(.notifyChanged(cid, enabled: on, BlueZTranslate.backendError(e)))
+                }
+            }
+        }
+    }
+
+    /// ReadValue on a characteristic or descriptor; the reply must be `ay`. BlueZ reads a
+    /// long value whole by itself; an offset (`{offset: q}`) reads from there on.
+    func readValue(_ path: String, _ interface: String, offset: UInt16 = 0,
+                           _ done: @escaping @MainActor (Result<Bytes, BackendError>) -> Void) {
+        call(path, interface, "ReadValue", [.vardict(offset == 0 ? [:] : ["offset": .uint16(offset)])]) { result in
+            switch result {
+            case let .success(args):
+                guard let bytes = args.first?.bytes else { return done(.failure(.failed("unexpected ReadValue reply"))) }
+                done(.success(bytes))
+            case let .failure(e):
+                done(.failure(BlueZTranslate.backendError(e)))
+            }
+        }
+    }
+
+    func startScan() {
+        // Not powered (yet): the scan starts when Powered turns true.
+        guard let a = adapterPath, mirror[a, BlueZTranslate.adapter]?["Powered"]?.bool == true else { return }
+        var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(true)]
+        if let floor = options.rssiFloor { filter["RSSI"] = .int16(Int16(clamping: floor)) }
+        call(a, BlueZTranslate.adapter, "SetDiscoveryFilter", [.vardict(filter)]) { [weak self] result in
+            guard let self else { return }
+            if case let .failure(e) = result {
+                self.send(.scanFailed(BlueZTranslate.backendError(e)))
+                return
+            }
+            guard self.scanWanted else { return }   // stopped while the filter was being set
+            self.call(a, BlueZTranslate.adapter, "StartDiscovery") { [weak self] result in
+                switch result {
+                case .success:
+                    self?.scanning = true
+                    // Stopped while starting: stop for real now.
+                    if self?.scanWanted == false { self?.execute(.stopScan) }
+                case let .failure(e) where e.name == "org.bluez.Error.InProgress":
+                    self?.scanning = true   // another client's scan is running: ours is merged into it
+                case .failure(let e) where e.name == "org.bluez.Error.NotReady":
+                    break   // powering down or up: the scan starts when Powered turns true
+                case let .failure(e):
+                    self?.send(.scanFailed(BlueZTranslate.backendError(e)))
+                }
+            }
+        }
+    }
+
+    func connect(_ id: PeripheralID, attempt: Int) {
+        guard let path = devicePaths[id] else {
+            send(.connectFailed(id, .failed("bluetoothd does not know this device (any more)")))
+            return
+        }
+        send(.connecting(id, attempt: attempt))
+        call(path, BlueZTranslate.device, "Connect", timeout: 35) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success:
+                break  // Connected and ServicesResolved arrive as property changes
+            case let .failure(e) where attempt == 1 && e.message.contains("le-connection-abort-by-local"):
+                // A common transient failure: one retry, as nRF Connect and bleak do.
+                self.connect(id, attempt: 2)
+            case let .failure(e):
+                self.send(.connectFailed(id, BlueZTranslate.backendError(e)))
+            }
+        }
+    }
+}
