@@ -132,10 +132,8 @@ public final class HTTPSender: ActionSender {
     /// recording: every secret value this action uses is masked in what it answered.
     func masked(_ outcome: SendOutcome) -> SendOutcome {
         guard case let .rejected(text) = outcome else { return outcome }
-        let names = ActionTemplate.secretNames(action.url) + action.headers.flatMap { ActionTemplate.secretNames($0.value) }
-            + ActionTemplate.secretNames(action.body ?? "")
         var t = text
-        for n in names { if let v = secret(n), v.count >= 3 { t = t.replacing(v, with: "•••") } }
+        for n in action.secretNames { if let v = secret(n), v.count >= 3 { t = t.replacing(v, with: "•••") } }
         return .rejected(t)
     }
 

@@ -64,9 +64,7 @@ func makeSender(_ target: ActionTarget, loop: EventLoop, secrets: Secrets) -> Ac
 /// missing token is an error at once rather than a failed delivery later.
 func missingSecrets(_ target: ActionTarget, _ secrets: Secrets) -> [String] {
     guard case let .post(h) = target else { return [] }
-    let names = ActionTemplate.secretNames(h.url) + h.headers.flatMap { ActionTemplate.secretNames($0.value) }
-        + ActionTemplate.secretNames(h.body ?? "")
-    return names.filter { secrets.lookup($0) == nil }
+    return h.secretNames.filter { secrets.lookup($0) == nil }
 }
 
 /// Actions attached in the app with `a`: one in-memory queue and delivery per

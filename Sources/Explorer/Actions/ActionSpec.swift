@@ -79,6 +79,12 @@ public struct HTTPAction: Equatable, Sendable {
     /// A template (see `ActionTemplate`); nil sends the default JSON object.
     public let body: String?
 
+    /// The `${NAME}` secrets its URL, headers and body use, in that order.
+    public var secretNames: [String] {
+        ActionTemplate.secretNames(url) + headers.flatMap { ActionTemplate.secretNames($0.value) }
+            + ActionTemplate.secretNames(body ?? "")
+    }
+
     public static func make(url: String, headers: [HTTPHeader], body: String?, method: String = "POST")
         -> Result<HTTPAction, ActionSpecError> {
         let lower = url.lowercased()
