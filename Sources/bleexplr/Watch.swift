@@ -124,13 +124,7 @@ final class Watch {
         SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] _ in self.leave() }
         loop.beforeWait = { [unowned self] in self.runner.flush() }
         delivery.onReport = { [unowned self] report in
-            let seq: Int?
-            switch report {
-            case let .queued(s, _), let .delivered(s, _, _), let .retrying(s, _, _, _), let .rejected(s, _),
-                 let .gaveUp(s, _, _), let .dropped(s, _): seq = s
-            case .failed: seq = nil
-            }
-            self.say("action", report.text, seq: seq)
+            self.say("action", report.text, seq: report.seq)
             self.store.send(.actionReported(report, for: nil))
         }
         say("start", "watching \(plan.address) \(plan.uuid) → \(plan.target.summary); queue \(plan.queuePath)"

@@ -16,6 +16,18 @@ import Testing
         #expect(ActionTemplate.unknownPlaceholder(#"{"a": {"b": 1}}"#) == nil)
     }
 
+    @Test func deliveryReportsAsRecordingLines() {
+        let at = Timestamp(1_764_547_200)
+        #expect(RecordingFormat.actionLine(.queued(seq: 1, pending: 2), at: at)
+                == #"{"t":"2025-12-01T00:00:00.000Z","type":"action","seq":1,"outcome":"queued","pending":2}"#)
+        #expect(RecordingFormat.actionLine(.gaveUp(seq: 3, attempts: 5, reason: "exit 1"), at: at)
+                == #"{"t":"2025-12-01T00:00:00.000Z","type":"action","seq":3,"outcome":"given-up","attempt":5,"detail":"exit 1"}"#)
+        #expect(RecordingFormat.actionLine(.failed("disk full"), at: at)
+                == #"{"t":"2025-12-01T00:00:00.000Z","type":"action","outcome":"failed","detail":"disk full"}"#)
+        #expect(DeliveryReport.retrying(seq: 4, attempt: 2, after: 2, reason: "HTTP 500").seq == 4)
+        #expect(DeliveryReport.failed("x").seq == nil)
+    }
+
     @Test func secretsResolveOnlyWhenKnown() throws {
         let lookup: (String) -> String? = { $0 == "TOKEN" ? "t0k" : nil }
         #expect(try ActionTemplate.resolveSecrets("Bearer ${TOKEN}", lookup).get() == "Bearer t0k")

@@ -39,6 +39,15 @@ public enum DeliveryReport: Equatable, Sendable {
         }
     }
 
+    /// The event it is about; nil for a failure of the queue itself.
+    public var seq: Int? {
+        switch self {
+        case let .queued(s, _), let .delivered(s, _, _), let .retrying(s, _, _, _), let .rejected(s, _),
+             let .gaveUp(s, _, _), let .dropped(s, _): return s
+        case .failed: return nil
+        }
+    }
+
     public var isProblem: Bool {
         switch self {
         case .queued, .delivered: return false

@@ -143,17 +143,14 @@ public enum RecordingFormat {
     /// What happened to an action's event (never a secret: reports carry none).
     public static func actionLine(_ r: DeliveryReport, at: Timestamp) -> String {
         var j = JSONLine()
-        j.string("t", at.iso8601); j.string("type", "action")
+        j.string("t", at.iso8601); j.string("type", "action"); j.int("seq", r.seq)
         switch r {
-        case let .queued(seq, pending): j.int("seq", seq); j.string("outcome", "queued"); j.int("pending", pending)
-        case let .delivered(seq, attempt, detail):
-            j.int("seq", seq); j.string("outcome", "delivered"); j.int("attempt", attempt); j.string("detail", detail)
-        case let .retrying(seq, attempt, _, reason):
-            j.int("seq", seq); j.string("outcome", "retrying"); j.int("attempt", attempt); j.string("detail", reason)
-        case let .rejected(seq, reason): j.int("seq", seq); j.string("outcome", "rejected"); j.string("detail", reason)
-        case let .gaveUp(seq, attempts, reason):
-            j.int("seq", seq); j.string("outcome", "given-up"); j.int("attempt", attempts); j.string("detail", reason)
-        case let .dropped(seq, reason): j.int("seq", seq); j.string("outcome", "dropped"); j.string("detail", reason)
+        case let .queued(_, pending): j.string("outcome", "queued"); j.int("pending", pending)
+        case let .delivered(_, attempt, detail): j.string("outcome", "delivered"); j.int("attempt", attempt); j.string("detail", detail)
+        case let .retrying(_, attempt, _, reason): j.string("outcome", "retrying"); j.int("attempt", attempt); j.string("detail", reason)
+        case let .rejected(_, reason): j.string("outcome", "rejected"); j.string("detail", reason)
+        case let .gaveUp(_, attempts, reason): j.string("outcome", "given-up"); j.int("attempt", attempts); j.string("detail", reason)
+        case let .dropped(_, reason): j.string("outcome", "dropped"); j.string("detail", reason)
         case let .failed(message): j.string("outcome", "failed"); j.string("detail", message)
         }
         return j.finish()
