@@ -9,30 +9,9 @@ final class Background {
     /// `blocked`: signals the child starts with blocked (none by default).
     init(_ path: String, _ args: [String], env: [String: String] = [:], blocked: [Int32] = []) throws {
         outPath = tempPath("bg-out")
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for a in argv { free(a) }; for e in envp { free(e) } }
-        // The test runner's thread may block signals, and a child inherits the mask.
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        for s in blocked { sigaddset(&none, s) }
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, path, &actions, &attr, argv, envp)
-        guard rc == 0 else { throw E2EError("cannot run \(path): error \(rc)") }
-        self.pid = pid
+        pid = try startProcess(path, args, output: outPath, env: environment.map { "\($0.key)=\($0.value)" }, blocked: blocked)
     }
 
     var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
@@ -62,7 +41,7 @@ final class Background {
             if Date() > deadline { kill(pid, SIGKILL) }
             usleep(20_000)
         }
-        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let code = shellExitCode(status)
         exitCode = code
         return code
     }

@@ -86,35 +86,51 @@ func tempPath(_ name: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("bx-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
 }
 
-/// Runs a program and waits for it, output to a file (not a pipe: the tmux server that
-/// new-session starts inherits it and would hold a pipe open forever). posix_spawn and
-/// waitpid rather than Foundation's Process, whose exit monitoring missed tmux clients.
-func spawn(_ path: String, _ args: [String]) throws -> (status: Int32, text: String) {
-    let outPath = tempPath("spawn-out")
-    defer { unlink(outPath) }
+/// Starts a program with stdin from /dev/null and stdout and stderr into `outPath` (not a
+/// pipe: the tmux server that new-session starts inherits it and would hold a pipe open
+/// forever). `env` replaces the environment; `blocked` are signals it starts with blocked.
+/// The test runner's threads may block signals and the mask survives exec, so the mask is
+/// set explicitly: a tmux server started with SIGTERM blocked ignores kill-server and
+/// outlives the test.
+func startProcess(_ path: String, _ args: [String], output outPath: String, env: [String]? = nil,
+                  blocked: [Int32] = []) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
-    defer { for a in argv { free(a) } }
-    // The test runner's threads may block signals, and the mask survives exec: a tmux
-    // server started with SIGTERM blocked ignores kill-server and outlives the test.
     var attr = posix_spawnattr_t()
     posix_spawnattr_init(&attr)
     defer { posix_spawnattr_destroy(&attr) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attr, &none)
+    var mask = sigset_t()
+    sigemptyset(&mask)
+    for s in blocked { sigaddset(&mask, s) }
+    posix_spawnattr_setsigmask(&attr, &mask)
     posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?]? = env.map { $0.map { strdup($0) } + [nil] }
+    defer { for a in argv { free(a) }; for e in envp ?? [] { free(e) } }
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, &attr, argv, environ)
+    let rc = envp == nil ? posix_spawn(&pid, path, &actions, &attr, argv, environ)
+                         : posix_spawn(&pid, path, &actions, &attr, argv, envp!)
     guard rc == 0 else { throw E2EError("cannot run \(path): error \(rc)") }
+    return pid
+}
+
+/// The shell's way of saying how a process ended: its exit code, or 128 + the signal.
+func shellExitCode(_ status: Int32) -> Int32 {
+    (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+/// Runs a program and waits for it (posix_spawn and waitpid rather than Foundation's
+/// Process, whose exit monitoring missed tmux clients).
+func spawn(_ path: String, _ args: [String]) throws -> (status: Int32, text: String) {
+    let outPath = tempPath("spawn-out")
+    defer { unlink(outPath) }
+    let pid = try startProcess(path, args, output: outPath)
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-    let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    return (code, text)
+    return (shellExitCode(status), text)
 }
