@@ -245,6 +245,21 @@ def bleexplr_bin():
     return os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
 
 
+def bx(*args, timeout=60):
+    """Runs bleexplr on the lab's bus as the central (hci0), logging its output."""
+    cmd = [bleexplr_bin(), '--bus', bus_address(), '--adapter', 'hci0'] + list(args)
+    log('$', ' '.join(cmd[1:]))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    for line in (p.stdout + p.stderr).splitlines():
+        log('  |', line)
+    return p
+
+
+def jsonl(p):
+    """The JSON lines a finished `bx` printed."""
+    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
 class Background:
     """A program running in the background, its stdout and stderr in files under `tmp`.
 

@@ -7,22 +7,8 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from labkit import *
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
-BIN = os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+BIN = bleexplr_bin()
 TEST_SVC_CHAR = '12345678-1234-5678-1234-56789abcdef1'   # BlueZ example server: read/write
-
-
-def bx(*args, timeout=60):
-    cmd = [BIN, '--bus', bus_address(), '--adapter', 'hci0'] + list(args)
-    log('$', ' '.join(cmd[1:]))
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    for line in (p.stdout + p.stderr).splitlines():
-        log('  |', line)
-    return p
-
-
-def jsonl(p):
-    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
 
 
 def test():

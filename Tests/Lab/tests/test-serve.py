@@ -8,8 +8,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from labkit import *
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
-BIN = os.environ.get('BLEEXPLR_BIN') or os.path.join(ROOT, '.build', 'debug', 'bleexplr')
+BIN = bleexplr_bin()
 SVC = u16('fff0')                                   # 16-bit: the advertisement holds 31 bytes
 GREETING = '626c6578-0000-4000-8000-00000000f001'   # read
 NOTE = '626c6578-0000-4000-8000-00000000f002'       # read, write
@@ -75,19 +74,6 @@ class Server:
                 self.p.kill()
                 fail('serve did not exit within 10 s of SIGINT')
         return self.p.returncode
-
-
-def bx(*args, timeout=60):
-    cmd = [BIN, '--bus', bus_address(), '--adapter', 'hci0'] + list(args)
-    log('$', ' '.join(cmd[1:]))
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    for line in (p.stdout + p.stderr).splitlines():
-        log('  |', line)
-    return p
-
-
-def jsonl(p):
-    return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
 
 
 def adapter_address(name):
