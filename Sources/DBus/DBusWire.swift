@@ -11,12 +11,15 @@
 /// against its signature when it arrived; every read here still checks its bounds and
 /// gives nil past the end, so a reader that expects the wrong shape only gets nil.
 public struct DBusWireReader {
-    let base: UnsafeRawPointer
+    // Inlinable: the fast path reads a dozen values a signal, and a call into this module
+    // for each cost more than the read.
+    @usableFromInline let base: UnsafeRawPointer
     public let count: Int
     /// The message is big-endian (bleexplr runs little-endian only; see `DBusRawSignal.withBody`).
-    let bigEndian: Bool
+    @usableFromInline let bigEndian: Bool
+    @usableFromInline var position = 0
     /// Bytes from the start of the body (alignment counts from there).
-    public private(set) var offset = 0
+    @inlinable public var offset: Int { position }
 
     init(base: UnsafeRawPointer, count: Int, bigEndian: Bool) {
         self.base = base; self.count = count; self.bigEndian = bigEndian
@@ -30,71 +33,89 @@ public struct DBusWireReader {
         }
     }
 
-    public var atEnd: Bool { offset >= count }
+    @inlinable public var atEnd: Bool { position >= count }
 
     /// Skips padding up to a multiple of `n` (1, 2, 4 or 8).
+    @inlinable
     @discardableResult
     public mutating func align(_ n: Int) -> Bool {
-        let o = (offset + n - 1) & ~(n - 1)
+        let o = (position + n - 1) & ~(n - 1)
         guard o <= count else { return false }
-        offset = o
+        position = o
         return true
     }
 
+    @inlinable
     public mutating func uint8() -> UInt8? {
-        guard offset < count else { return nil }
-        defer { offset += 1 }
-        return base.load(fromByteOffset: offset, as: UInt8.self)
+        guard position < count else { return nil }
+        defer { position += 1 }
+        return base.load(fromByteOffset: position, as: UInt8.self)
     }
 
+    @inlinable
     public mutating func uint16() -> UInt16? {
-        guard align(2), offset + 2 <= count else { return nil }
-        defer { offset += 2 }
-        let v = base.loadUnaligned(fromByteOffset: offset, as: UInt16.self)
+        guard align(2), position + 2 <= count else { return nil }
+        defer { position += 2 }
+        let v = base.loadUnaligned(fromByteOffset: position, as: UInt16.self)
         return bigEndian ? UInt16(bigEndian: v) : UInt16(littleEndian: v)
     }
 
+    @inlinable
     public mutating func int16() -> Int16? { uint16().map { Int16(bitPattern: $0) } }
 
+    @inlinable
     public mutating func uint32() -> UInt32? {
-        guard align(4), offset + 4 <= count else { return nil }
-        defer { offset += 4 }
-        let v = base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        guard align(4), position + 4 <= count else { return nil }
+        defer { position += 4 }
+        let v = base.loadUnaligned(fromByteOffset: position, as: UInt32.self)
         return bigEndian ? UInt32(bigEndian: v) : UInt32(littleEndian: v)
     }
 
     /// A string or object path (u32 length, bytes, NUL): its bytes, in place.
+    @inlinable
     public mutating func string() -> UnsafeRawBufferPointer? {
-        guard let n = uint32().map(Int.init), n < count, offset + n < count,
-              base.load(fromByteOffset: offset + n, as: UInt8.self) == 0 else { return nil }
-        defer { offset += n + 1 }
-        return UnsafeRawBufferPointer(start: base + offset, count: n)
+        guard let n = uint32().map(Int.init), n < count, position + n < count,
+              base.load(fromByteOffset: position + n, as: UInt8.self) == 0 else { return nil }
+        defer { position += n + 1 }
+        return UnsafeRawBufferPointer(start: base + position, count: n)
     }
 
     /// A signature (u8 length, bytes, NUL), as in a variant: its bytes, in place.
+    @inlinable
     public mutating func signature() -> UnsafeRawBufferPointer? {
-        guard let n = uint8().map(Int.init), offset + n < count,
-              base.load(fromByteOffset: offset + n, as: UInt8.self) == 0 else { return nil }
-        defer { offset += n + 1 }
-        return UnsafeRawBufferPointer(start: base + offset, count: n)
+        guard let n = uint8().map(Int.init), position + n < count,
+              base.load(fromByteOffset: position + n, as: UInt8.self) == 0 else { return nil }
+        defer { position += n + 1 }
+        return UnsafeRawBufferPointer(start: base + position, count: n)
     }
 
     /// Enters an array: reads its length and skips the padding before its first element
     /// (there even when the array is empty). Returns the offset where the array ends; read
     /// elements while `offset` is below it.
+    @inlinable
     public mutating func array(elementAlignment: Int) -> Int? {
-        guard let n = uint32().map(Int.init), align(elementAlignment), offset + n <= count else { return nil }
-        return offset + n
+        guard let n = uint32().map(Int.init), align(elementAlignment), position + n <= count else { return nil }
+        return position + n
+    }
+
+    /// The next `n` bytes, in place (an `ay`'s contents).
+    @inlinable
+    public mutating func rawBytes(_ n: Int) -> UnsafeRawBufferPointer? {
+        guard n >= 0, position + n <= count else { return nil }
+        defer { position += n }
+        return UnsafeRawBufferPointer(start: base + position, count: n)
     }
 
     /// The next `n` bytes, copied out (an `ay`'s contents).
+    @inlinable
     public mutating func bytes(_ n: Int) -> [UInt8]? {
-        guard n >= 0, offset + n <= count else { return nil }
-        defer { offset += n }
-        return Array(UnsafeRawBufferPointer(start: base + offset, count: n))
+        guard n >= 0, position + n <= count else { return nil }
+        defer { position += n }
+        return Array(UnsafeRawBufferPointer(start: base + position, count: n))
     }
 
     /// Whether text read in place is `s`.
+    @inlinable
     public static func same(_ p: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
         p.count == s.utf8CodeUnitCount && memcmp(p.baseAddress!, s.utf8Start, p.count) == 0
     }

@@ -2,11 +2,26 @@
 public typealias Bytes = [UInt8]
 
 /// A peripheral is known by its Bluetooth address ("AA:BB:CC:DD:EE:FF").
+///
+/// Every advertisement looks its peripheral up by this key, so it carries a digest of its
+/// bytes made once: hashing feeds the digest instead of the 17 characters, and unequal
+/// keys nearly always differ there. Equal means the same digest and equal Strings (for
+/// the ASCII of addresses and paths, the same bytes).
 public struct PeripheralID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    private let digest: UInt64
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
+        for b in rawValue.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        digest = h
+    }
     public var description: String { rawValue }
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    public static func == (a: Self, b: Self) -> Bool {
+        a.digest == b.digest && a.rawValue == b.rawValue
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
 }
 
 /// A GATT attribute (service, characteristic or descriptor) is known by its object path,
