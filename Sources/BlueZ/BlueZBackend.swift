@@ -95,11 +95,11 @@ public final class BlueZBackend: Backend {
     /// Reports from the fast path, gathered while one read's signals are handed out
     /// (`DBusClient.signalsDispatched`), then sent as one event: one store action for a
     /// run of signals instead of one each.
-    var gathered: [AdvertisementReport] = []
+    var gathered: [AdvertisingUpdate] = []
 
     func sendGathered() {
         guard !gathered.isEmpty else { return }
-        let event: BackendEvent = gathered.count == 1 ? .advertisementReceived(gathered[0]) : .advertisementsReceived(gathered)
+        let event = BackendEvent.advertisingUpdates(gathered)
         // The next run is likely about as long as this one: one allocation for it.
         let count = gathered.count
         gathered = []
@@ -237,39 +237,35 @@ public final class BlueZBackend: Backend {
     }
 
     /// The fast path for most of a busy room's traffic: a Device1 PropertiesChanged that
-    /// carries only RSSI and ManufacturerData (what every advertising report changes),
-    /// read straight from the message's bytes into one report (`DBusWireReader`), without
-    /// a value tree, Strings, libdbus's iterator or the mirror (which keeps nothing of
-    /// advertising data). Anything else, or anything of an unexpected type, returns false
-    /// and takes the general path below (`signal`), which reads the whole message and
-    /// decides the same way for these two properties.
+    /// carries only RSSI and one company's ManufacturerData (what every advertising report
+    /// changes), read straight from the message's bytes (`DBusWireReader`) into one
+    /// `AdvertisingUpdate`, without a value tree, Strings, libdbus's iterator or the mirror
+    /// (which keeps nothing of advertising data). Anything else, or anything of an
+    /// unexpected type, returns false and takes the general path below (`signal`), which
+    /// reads the whole message and decides the same way for these two properties.
     func advertisingChanged(_ s: DBusRawSignal) -> Bool {
         // The signature settles the shape (s, a{sv}, as); only the variants need checking.
         guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
               s.hasSignature("sa{sv}as"), let id = deviceIDs.lookup(s.path) else { return false }
         // A plain function, not a closure: a closure formed here would be main-actor
         // isolated and check its executor on every call.
-        guard let parsed = s.withBody(Self.readAdvertising) else { return false }
+        guard let change = s.withBody(Self.readAdvertising) else { return false }
         propertiesChangedCount += 1
-        if parsed.advertising {
-            let manufacturerData: [UInt16: Bytes] = parsed.company.map { [$0.key: $0.bytes] } ?? parsed.more
-            gathered.append(AdvertisementReport(id: id, address: id.rawValue, name: nil, rssi: parsed.rssi, connectable: nil,
-                                                advertisement: Advertisement(manufacturerData: manufacturerData)))
-        }
+        if change.changed { gathered.append(AdvertisingUpdate(id: id, rssi: change.rssi, company: change.company, data: change.data)) }
         return true
     }
 
     struct AdvertisingChange {
         var rssi: Int?
-        /// Nearly always one company: kept aside, a dictionary only when there are more.
-        var company: (key: UInt16, bytes: Bytes)?
-        var more: [UInt16: Bytes] = [:]
+        var company: UInt16 = 0
+        var data: ShortBytes?
         /// False for a change that carries neither property (nothing to report).
-        var advertising = false
+        var changed = false
     }
 
     /// The body of a Device1 PropertiesChanged (s, a{sv}, as) with only RSSI and
-    /// ManufacturerData changed and nothing invalidated, or nil for anything else.
+    /// ManufacturerData (of one company) changed and nothing invalidated, or nil for
+    /// anything else.
     nonisolated static func readAdvertising(_ w: inout DBusWireReader) -> AdvertisingChange? {
         guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
               let entriesEnd = w.array(elementAlignment: 8) else { return nil }
@@ -283,19 +279,17 @@ public final class BlueZBackend: Backend {
             } else if DBusWireReader.same(key, "ManufacturerData") {
                 guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
                 while w.offset < companiesEnd {
-                    guard w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
-                          let end = w.array(elementAlignment: 1), let bytes = w.bytes(end - w.offset) else { return nil }
-                    if c.company == nil && c.more.isEmpty {
-                        c.company = (key, bytes)
-                    } else {
-                        if let first = c.company { c.more[first.key] = first.bytes; c.company = nil }
-                        c.more[key] = bytes
-                    }
+                    // More than one company, or more than 32 bytes (both rare), take the general path.
+                    guard c.data == nil, w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
+                          let end = w.array(elementAlignment: 1), let raw = w.rawBytes(end - w.offset),
+                          let data = ShortBytes(raw) else { return nil }
+                    c.company = key
+                    c.data = data
                 }
             } else {
                 return nil
             }
-            c.advertising = true
+            c.changed = true
         }
         // Invalidated properties (RSSI when a scan stops) take the general path.
         guard let invalidatedEnd = w.array(elementAlignment: 4), invalidatedEnd == w.offset, w.atEnd else { return nil }

@@ -84,10 +84,11 @@ public enum WriteType: String, Equatable, Sendable {
 public enum BackendEvent: Equatable, Sendable {
     case adapterChanged(AdapterStatus)
     case advertisementReceived(AdvertisementReport)
-    /// Several reports that arrived together (one read of a busy bus), in order: the same
-    /// facts as that many `advertisementReceived`, at one time. Consumers that react to
-    /// single facts take them one by one through `forEachFact`.
-    case advertisementsReceived([AdvertisementReport])
+    /// Several advertising updates that arrived together (one read of a busy bus), in
+    /// order: the same facts as that many `advertisementReceived(update.report)`, at one
+    /// time. Consumers that react to single facts take them one by one through
+    /// `forEachFact`.
+    case advertisingUpdates([AdvertisingUpdate])
     /// The backend stopped hearing RSSI for this peripheral (BlueZ clears it when a scan stops).
     case rssiLost(PeripheralID)
     case peripheralRemoved(PeripheralID)
@@ -111,8 +112,8 @@ extension BackendEvent {
     /// code that reacts to each report (headless commands, watch, recordings).
     @inlinable
     public func forEachFact(_ body: (BackendEvent) throws -> Void) rethrows {
-        if case let .advertisementsReceived(reports) = self {
-            for r in reports { try body(.advertisementReceived(r)) }
+        if case let .advertisingUpdates(updates) = self {
+            for u in updates { try body(.advertisementReceived(u.report)) }
         } else {
             try body(self)
         }

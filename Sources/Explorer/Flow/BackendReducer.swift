@@ -8,11 +8,11 @@ enum BackendReducer {
             s.adapter = status
         case let .advertisementReceived(report):
             return advertisementReceived(&s, report, at: at)
-        case let .advertisementsReceived(reports):
+        case let .advertisingUpdates(updates):
             // Exactly as many single reports in a row would: same state, same effects in order.
             var effects: [Effect] = []
-            for i in reports.indices {
-                let e = advertisementReceived(&s, reports[i], at: at)
+            for i in updates.indices {
+                let e = advertisingUpdate(&s, updates[i], at: at)
                 if !e.isEmpty { effects += e }
             }
             return effects
@@ -74,14 +74,25 @@ enum BackendReducer {
 
     static func advertisementReceived(_ s: inout AppState, _ report: AdvertisementReport, at: Timestamp) -> [Effect] {
         advertisement(&s, report, at: at)
-        if !s.presence.regions.isEmpty, let p = s.peripherals[report.id],
-           case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon {
-            // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
-            let rssi = report.rssi ?? p.rssi
-            return s.presence.observe(address: report.address, uuid: uuid, major: major, minor: minor, rssi: rssi, at: at)
-                .map { .regionChanged($0) }
-        }
-        return []
+        return beaconHeard(&s, report.id, address: report.address, rssi: report.rssi, at: at)
+    }
+
+    /// Exactly `advertisementReceived(update.report)`; a peripheral already listed is
+    /// updated in place, without making the report.
+    static func advertisingUpdate(_ s: inout AppState, _ u: AdvertisingUpdate, at: Timestamp) -> [Effect] {
+        guard let i = s.peripherals.index(forKey: u.id) else { return advertisementReceived(&s, u.report, at: at) }
+        s.peripherals.values[i].apply(u, at: at)
+        return beaconHeard(&s, u.id, address: u.id.rawValue, rssi: u.rssi, at: at)
+    }
+
+    /// After an advertisement: if it is a region's iBeacon, presence decides whether the
+    /// region is entered or left.
+    static func beaconHeard(_ s: inout AppState, _ id: PeripheralID, address: String, rssi: Int?, at: Timestamp) -> [Effect] {
+        guard !s.presence.regions.isEmpty, let p = s.peripherals[id],
+              case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon else { return [] }
+        // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
+        return s.presence.observe(address: address, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
+            .map { .regionChanged($0) }
     }
 
     static func advertisement(_ s: inout AppState, _ r: AdvertisementReport, at: Timestamp) {

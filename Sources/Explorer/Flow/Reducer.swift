@@ -8,6 +8,12 @@ public enum Reducer {
         return BackendReducer.advertisementReceived(&s, report, at: at)
     }
 
+    /// Exactly `reduce(&s, .backend(.advertisementReceived(update.report), at: at))`.
+    public static func reduce(_ s: inout AppState, update: AdvertisingUpdate, at: Timestamp) -> [Effect] {
+        if at > s.now { s.now = at }
+        return BackendReducer.advertisingUpdate(&s, update, at: at)
+    }
+
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
         switch action {
         case .appStarted(let path):

@@ -96,6 +96,24 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
         lastSeen = at
     }
 
+    /// Exactly `apply(update.report, at:)`, without making the report.
+    public mutating func apply(_ u: AdvertisingUpdate, at: Timestamp) {
+        if let data = u.data {
+            if let i = advertisement.manufacturerData.index(forKey: u.company) {
+                // A device's data nearly always keeps its length: overwritten in place.
+                data.copy(into: &advertisement.manufacturerData.values[i])
+            } else {
+                advertisement.manufacturerData[u.company] = data.bytes
+            }
+        }
+        if let rssi = u.rssi {
+            self.rssi = rssi
+            rssiStale = false
+            rssiHistory.append(rssi)
+        }
+        lastSeen = at
+    }
+
     public var displayName: String {
         if let n = name, !n.isEmpty { return n }
         return address

@@ -32,20 +32,20 @@ public final class Store {
         defer { sending = false }
         // The action goes straight through (no copy into the queue and out again); only
         // those sent meanwhile (by an observer or an effect) wait their turn.
-        if case let .backend(.advertisementsReceived(reports), at) = action {
-            // A batch sent on its own is as many sends in a row: each report reduced,
-            // observed (the recorder writes its line) and its effects run, then everything
-            // those caused, before the next report.
-            // Observation hears of the change once for the whole batch, not per report.
+        if case let .backend(.advertisingUpdates(updates), at) = action {
+            // A batch sent on its own is as many sends in a row: each update reduced,
+            // observed (as its report: the recorder writes its line) and its effects run,
+            // then everything those caused, before the next one.
+            // Observation hears of the change once for the whole batch, not per update.
             withMutation(keyPath: \.state) {
                 let watched = !observers.isEmpty || recordingObserver != nil
-                for i in reports.indices {
+                for i in updates.indices {
                     if watched {
-                        step(.backend(.advertisementReceived(reports[i]), at: at), unobserved: true)
+                        step(.backend(.advertisementReceived(updates[i].report), at: at), unobserved: true)
                     } else {
-                        // Nobody to show the action to: the report is reduced as it lies
-                        // in the batch, without making an action of it.
-                        let effects = Reducer.reduce(&_state, advertisement: reports[i], at: at)
+                        // Nobody to show the action to: the update is applied as it lies
+                        // in the batch, without making an action or a report of it.
+                        let effects = Reducer.reduce(&_state, update: updates[i], at: at)
                         for e in effects { effectHandler?(e) }
                     }
                     drain()
@@ -60,9 +60,9 @@ public final class Store {
     private func drain() {
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            if case let .backend(.advertisementsReceived(reports), at) = next {
+            if case let .backend(.advertisingUpdates(updates), at) = next {
                 // Queued, a batch is its reports queued one after another.
-                for r in reports { step(.backend(.advertisementReceived(r), at: at)) }
+                for u in updates { step(.backend(.advertisementReceived(u.report), at: at)) }
             } else {
                 step(next)
             }
