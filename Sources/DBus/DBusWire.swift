@@ -123,12 +123,61 @@ public struct DBusWireReader {
 
 extension DBusRawSignal {
     /// Lends the body of the message as wire bytes, or returns nil if it cannot (no
-    /// memory, a big-endian host). The bytes are a copy that libdbus makes of the
-    /// whole message (`dbus_message_marshal`, the public way to the bytes): one
-    /// allocation and a copy of a few hundred bytes, much less than walking it with
-    /// libdbus's iterator.
+    /// memory, a big-endian host).
+    ///
+    /// Where it can, the bytes are the message's own: libdbus holds a message's body as
+    /// its wire bytes (in this machine's byte order once an iterator has been made, which
+    /// swaps a message that came the other way), and a string read by reference points
+    /// into them. So the first argument, when it is a string, gives where the body
+    /// starts (its length prefix is just before it), and the body's signature how far it
+    /// reaches, read from lengths libdbus validated on arrival. That layout is libdbus's,
+    /// not its documented API: `bodyInPlace` checks it once against `dbus_message_marshal`,
+    /// and every message checks the length prefix; anything else takes the copy that
+    /// `dbus_message_marshal` makes (one allocation, two reallocations and a copy of the
+    /// whole message, which in a storm cost more than reading the body).
     public func withBody<R>(_ body: (inout DBusWireReader) -> R?) -> R? {
         guard 1.littleEndian == 1 else { return nil }
+        if Self.bodyInPlace, var reader = inPlaceBody() { return body(&reader) }
+        return withMarshalledBody(body)
+    }
+
+    /// Whether libdbus's body layout is as `withBody` reads it in place, checked once on a
+    /// message built here against the copy `dbus_message_marshal` makes.
+    public static let bodyInPlace: Bool = {
+        guard 1.littleEndian == 1 else { return false }
+        let args: [DBusValue] = [
+            .string("org.bluez.Device1"),
+            .vardict(["RSSI": .int16(-60), "ManufacturerData": .dict(key: "q", value: "v", [
+                DBusDictEntry(.uint16(0x004C), .variant(.bytes([2, 0x15, 1, 2, 3])))]), "Name": .string("é")]),
+            .array(element: "s", [.string("TxPower")]),
+        ]
+        return DBusRawSignal.with(path: "/org/bluez/hci0/dev_00_11_22_33_44_55", interface: "org.freedesktop.DBus.Properties",
+                                  member: "PropertiesChanged", args: args) { raw -> Bool in
+            guard let inPlace = raw.inPlaceBody() else { return false }
+            return raw.withMarshalledBody { copied -> Bool? in
+                inPlace.count == copied.count && memcmp(inPlace.base, copied.base, inPlace.count) == 0
+            } ?? false
+        } ?? false
+    }()
+
+    /// The body where libdbus holds it, or nil (see `withBody`).
+    func inPlaceBody() -> DBusWireReader? {
+        var it = DBusMessageIter()
+        guard dbus_message_iter_init(message, &it) != 0, dbus_message_iter_get_arg_type(&it) == bx_dbus_type_string(),
+              let signature = dbus_message_get_signature(message) else { return nil }
+        var first: UnsafePointer<CChar>?
+        withUnsafeMutablePointer(to: &first) { dbus_message_iter_get_basic(&it, $0) }
+        guard let first else { return nil }
+        let start = UnsafeRawPointer(first) - 4
+        guard Int(start.loadUnaligned(as: UInt32.self)) == strlen(first) else { return nil }
+        // Lengths inside a validated body keep every step within it.
+        var walk = DBusWireReader(base: start, count: Int(Int32.max), bigEndian: false)
+        guard walk.skip(signature: UnsafeRawBufferPointer(start: signature, count: strlen(signature))) else { return nil }
+        return DBusWireReader(base: start, count: walk.offset, bigEndian: false)
+    }
+
+    /// The body in the copy of the whole message `dbus_message_marshal` makes.
+    func withMarshalledBody<R>(_ body: (inout DBusWireReader) -> R?) -> R? {
         var data: UnsafeMutablePointer<CChar>?
         var length: Int32 = 0
         guard dbus_message_marshal(message, &data, &length) != 0, let data else { return nil }
@@ -150,5 +199,91 @@ extension DBusRawSignal {
         guard bodyStart <= n, bodyLength <= n - bodyStart else { return nil }
         var reader = DBusWireReader(base: raw + bodyStart, count: bodyLength, bigEndian: big)
         return body(&reader)
+    }
+}
+
+extension DBusWireReader {
+    /// Skips one value of each complete type in `signature` ("sa{sv}as": three values).
+    /// False if the signature is malformed or a value runs past the end.
+    public mutating func skip(signature: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        while i < signature.count {
+            guard skipValue(signature, &i, depth: 0) else { return false }
+        }
+        return true
+    }
+
+    /// Skips the value of the single complete type at `sig[i...]`, moving `i` past it.
+    mutating func skipValue(_ sig: UnsafeRawBufferPointer, _ i: inout Int, depth: Int) -> Bool {
+        guard i < sig.count, depth < 64 else { return false }
+        let c = sig[i]
+        i += 1
+        switch c {
+        case UInt8(ascii: "y"): return uint8() != nil
+        case UInt8(ascii: "n"), UInt8(ascii: "q"): return uint16() != nil
+        case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "h"): return uint32() != nil
+        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"):
+            guard align(8), position + 8 <= count else { return false }
+            position += 8
+            return true
+        case UInt8(ascii: "s"), UInt8(ascii: "o"): return string() != nil
+        case UInt8(ascii: "g"): return signature() != nil
+        case UInt8(ascii: "v"):
+            guard let inner = signature() else { return false }
+            var j = 0
+            return skipValue(inner, &j, depth: depth + 1) && j == inner.count
+        case UInt8(ascii: "a"):
+            // The element type sets the padding before the first element; the length
+            // covers the elements.
+            let elementStart = i
+            guard Self.skipType(sig, &i), let end = array(elementAlignment: Self.alignment(of: sig[elementStart])) else {
+                return false
+            }
+            position = end
+            return true
+        case UInt8(ascii: "("), UInt8(ascii: "{"):
+            let close = c == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: "}")
+            guard align(8) else { return false }
+            while i < sig.count, sig[i] != close {
+                guard skipValue(sig, &i, depth: depth + 1) else { return false }
+            }
+            guard i < sig.count else { return false }
+            i += 1
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Moves `i` past the single complete type at `signature[i...]` (no value read).
+    static func skipType(_ signature: UnsafeRawBufferPointer, _ i: inout Int, depth: Int = 0) -> Bool {
+        guard i < signature.count, depth < 64 else { return false }
+        let c = signature[i]
+        i += 1
+        switch c {
+        case UInt8(ascii: "a"):
+            return skipType(signature, &i, depth: depth + 1)
+        case UInt8(ascii: "("), UInt8(ascii: "{"):
+            let close = c == UInt8(ascii: "(") ? UInt8(ascii: ")") : UInt8(ascii: "}")
+            while i < signature.count, signature[i] != close {
+                guard skipType(signature, &i, depth: depth + 1) else { return false }
+            }
+            guard i < signature.count else { return false }
+            i += 1
+            return true
+        case UInt8(ascii: ")"), UInt8(ascii: "}"):
+            return false
+        default:
+            return true
+        }
+    }
+
+    static func alignment(of type: UInt8) -> Int {
+        switch type {
+        case UInt8(ascii: "y"), UInt8(ascii: "g"), UInt8(ascii: "v"): return 1
+        case UInt8(ascii: "n"), UInt8(ascii: "q"): return 2
+        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"), UInt8(ascii: "("), UInt8(ascii: "{"): return 8
+        default: return 4
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import Glibc
 @testable import DBus
 
 /// The wire reader (`DBusWireReader`, `DBusRawSignal.withBody`): the bytes libdbus
@@ -48,6 +49,59 @@ struct WireTests {
         #expect(r.rssi == -61)
         #expect(r.companies == [0x004C: [2, 0x15, 9], 0xFFFF: []])
         #expect(r.invalidated == ["Name"])
+    }
+
+    /// `withBody` reads libdbus's own copy of the body where it can (see there): on this
+    /// libdbus it can, and for every shape of message the bytes are exactly those of the
+    /// copy `dbus_message_marshal` makes.
+    @Test func theBodyInPlaceIsTheMarshalledBody() throws {
+        #expect(DBusRawSignal.bodyInPlace, "libdbus no longer keeps a body as its wire bytes: withBody copies every message")
+        let cases: [[DBusValue]] = [
+            [.string("org.bluez.Device1"),
+             .vardict(["RSSI": .int16(-61), "ManufacturerData": .dict(key: "q", value: "v", [
+                DBusDictEntry(.uint16(0x004C), .variant(.bytes(Array(0..<200))))]), "TxPower": .int16(4)]),
+             .array(element: "s", [])],
+            [.string("")],
+            [.string("x"), .byte(1), .uint64(7), .string("after an 8-aligned value")],
+            [.string("s"), .structure([.int32(-1), .double(2.5), .objectPath("/a/b"), .signature("a{sv}")]), .bool(true)],
+            [.string("v"), .variant(.variant(.array(element: "(qs)", [.structure([.uint16(1), .string("one")])])))],
+            [.string("é ünïcödé"), .array(element: "ay", [.bytes([]), .bytes([1]), .bytes([1, 2, 3])]), .int64(-9)],
+            [.string("e"), .dict(key: "s", value: "v", []), .array(element: "t", []), .byte(0)],
+        ]
+        for args in cases {
+            let same = DBusRawSignal.with(path: "/org/bluez/hci0/dev_00_11_22_33_44_55", interface: "org.freedesktop.DBus.Properties",
+                                          member: "PropertiesChanged", args: args) { raw -> Bool in
+                guard let inPlace = raw.inPlaceBody() else { return false }
+                return raw.withMarshalledBody { copied -> Bool? in
+                    inPlace.count == copied.count && memcmp(inPlace.base, copied.base, inPlace.count) == 0
+                } ?? false
+            }
+            #expect(same == true, "\(args.map(\.signature).joined())")
+        }
+        // A body that does not start with a string has no place to start from: the copy.
+        let copied = DBusRawSignal.with(path: "/a", interface: "a.b", member: "C", args: [.uint32(5)]) { raw in
+            (raw.inPlaceBody() == nil, raw.withBody { w in w.uint32() })
+        }
+        #expect(copied?.0 == true && copied?.1 == 5)
+    }
+
+    /// The walk that finds where a body ends: one value per complete type, and nothing
+    /// for a signature that is not one.
+    @Test func skipsValuesBySignature() {
+        func skip(_ bytes: [UInt8], _ sig: String) -> Int? {
+            DBusWireReader.with(bytes) { w -> Int? in
+                var sig = sig
+                return sig.withUTF8 { w.skip(signature: UnsafeRawBufferPointer($0)) } ? w.offset : nil
+            }
+        }
+        #expect(skip([1, 0, 0, 0, 0x61, 0, 0, 0, 8, 0, 0, 0, 9, 9, 9, 9], "sau") == nil)        // the array runs past the end
+        #expect(skip([1, 0, 0, 0, 0x61, 0, 0, 0, 4, 0, 0, 0, 9, 9, 9, 9], "sau") == 16)
+        #expect(skip([0, 0, 0, 0, 0xEE, 0xEE, 0xEE, 0xEE], "a{sv}") == 8)                         // empty, padded to 8
+        #expect(skip([7, 0, 0x34, 0x12], "yq") == 4)
+        #expect(skip([1, 0x69, 0, 0, 5, 0, 0, 0], "v") == 8)                                       // variant holding an i
+        for bad in ["a", "(i", "i)", "{sv", "a{s", "z", "ai}"] {
+            #expect(skip(Array(repeating: 0, count: 64), bad) == nil, "\(bad)")
+        }
     }
 
     /// Lengths that point past the end, a string without its NUL, nothing left: nil,
