@@ -5,11 +5,19 @@ import Explorer
 /// string a received message holds, so the advertising fast path never turns a path
 /// ("/org/bluez/hci0/dev_C0_FF_EE_00_00_01", too long for a small String: a heap
 /// allocation and a copy each time) into a String just to find its device.
+///
+/// BlueZ names a device's object after its address, under its adapter's path. The fast
+/// lookup reads the address from the path's last 17 characters (upper-case hex, as BlueZ
+/// writes it) and compares what comes before with the few adapter paths seen, which stay
+/// in cache: no hashing of the whole path and no second copy of it to compare against.
+/// A path of another shape, or a device whose address another adapter's device already
+/// holds, is found by its String only (slower, still right).
 struct DevicePathIndex {
     private var byPath: [String: PeripheralID] = [:]
-    /// FNV-1a of the path's bytes -> the path and its device. A hash shared by two paths
-    /// keeps the first; the other takes the String lookup (slower, still right).
-    private var byHash: [UInt64: (path: [UInt8], id: PeripheralID)] = [:]
+    /// Address (48 bits) -> which adapter path comes before "/dev_…" and the device.
+    private var byAddress: [UInt64: (adapter: Int, id: PeripheralID)] = [:]
+    /// Adapter paths seen in device paths ("/org/bluez/hci0"): one or two.
+    private var adapters: [[UInt8]] = []
 
     subscript(path: String) -> PeripheralID? {
         get { byPath[path] }
@@ -21,51 +29,72 @@ struct DevicePathIndex {
     private mutating func insert(_ path: String, _ id: PeripheralID) {
         byPath[path] = id
         let bytes = Array(path.utf8)
-        let h = bytes.withUnsafeBytes { Self.hash($0.baseAddress, $0.count) }
-        if let existing = byHash[h], existing.path != bytes { return }
-        byHash[h] = (bytes, id)
+        guard let (adapter, address) = bytes.withUnsafeBufferPointer({ Self.split($0.baseAddress!, $0.count) }) else { return }
+        let a: Int
+        if let known = adapters.firstIndex(of: adapter) { a = known } else { adapters.append(adapter); a = adapters.count - 1 }
+        if let existing = byAddress[address], existing.adapter != a { return }
+        byAddress[address] = (a, id)
     }
 
     @discardableResult
     mutating func removeValue(forKey path: String) -> PeripheralID? {
         guard let id = byPath.removeValue(forKey: path) else { return nil }
         let bytes = Array(path.utf8)
-        let h = bytes.withUnsafeBytes { Self.hash($0.baseAddress, $0.count) }
-        if byHash[h]?.path == bytes { byHash.removeValue(forKey: h) }
+        if let (adapter, address) = bytes.withUnsafeBufferPointer({ Self.split($0.baseAddress!, $0.count) }),
+           let entry = byAddress[address], adapters[entry.adapter] == adapter {
+            byAddress.removeValue(forKey: address)
+        }
         return id
     }
 
     mutating func removeAll() {
         byPath.removeAll()
-        byHash.removeAll()
+        byAddress.removeAll()
+        adapters.removeAll()
     }
 
     /// The device whose path is this NUL-terminated string, without making a String.
     func lookup(_ cPath: UnsafePointer<CChar>) -> PeripheralID? {
         let n = strlen(cPath)
-        guard n > 0, let entry = byHash[Self.hash(UnsafeRawPointer(cPath), n)], entry.path.count == n else { return nil }
-        let same = entry.path.withUnsafeBufferPointer { memcmp($0.baseAddress!, cPath, n) == 0 }
+        let p = UnsafeRawPointer(cPath).assumingMemoryBound(to: UInt8.self)
+        guard let address = Self.address(p, n), let entry = byAddress[address] else { return nil }
+        let adapter = adapters[entry.adapter]
+        guard adapter.count == n - Self.tail else { return nil }
+        let same = adapter.withUnsafeBufferPointer { memcmp($0.baseAddress!, p, adapter.count) == 0 }
         return same ? entry.id : nil
     }
 
-    /// A 64-bit digest of `n` bytes, eight at a time (a path is about 37).
-    static func hash(_ p: UnsafeRawPointer?, _ n: Int) -> UInt64 {
-        guard let p else { return 0 }
-        let prime: UInt64 = 0x0000_0100_0000_01b3
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(n)
-        var i = 0
-        while i + 8 <= n {
-            h = (h ^ p.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* prime
-            h ^= h >> 29
-            i += 8
+    /// "/dev_" and "XX_XX_XX_XX_XX_XX".
+    static let tail = 5 + 17
+
+    /// A device path's adapter path and address, or nil for a path of another shape.
+    static func split(_ p: UnsafePointer<UInt8>, _ n: Int) -> ([UInt8], UInt64)? {
+        guard let address = address(p, n) else { return nil }
+        return (Array(UnsafeBufferPointer(start: p, count: n - tail)), address)
+    }
+
+    /// The address in ".../dev_XX_XX_XX_XX_XX_XX" (upper-case hex only, so that one
+    /// address is one spelling), or nil.
+    static func address(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64? {
+        guard n > tail else { return nil }
+        let t = p + (n - tail)
+        guard t[0] == UInt8(ascii: "/"), t[1] == UInt8(ascii: "d"), t[2] == UInt8(ascii: "e"), t[3] == UInt8(ascii: "v"),
+              t[4] == UInt8(ascii: "_") else { return nil }
+        var value: UInt64 = 0
+        for i in 0..<17 {
+            let c = t[5 + i]
+            if i % 3 == 2 {
+                guard c == UInt8(ascii: "_") else { return nil }
+                continue
+            }
+            let digit: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
         }
-        var tail: UInt64 = 0, shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(p.load(fromByteOffset: i, as: UInt8.self)) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* prime
-        return h ^ (h >> 32)
+        return value
     }
 }

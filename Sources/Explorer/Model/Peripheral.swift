@@ -27,25 +27,35 @@ public enum ConnectionState: Equatable, Sendable {
 
 /// A fixed-capacity history of recent RSSI readings. A ring: appending to a full one
 /// overwrites the oldest in place (every advertisement appends; shifting 47 samples each
-/// time showed in the ingest profile).
+/// time showed in the ingest profile). The samples live inside the struct, not in an
+/// array of their own: an advertisement for one of a thousand devices then touches no
+/// other allocation, and nothing to check for sharing, to record its RSSI.
 public struct RSSIHistory: Equatable, Sendable {
     public static let capacity = 48
-    private var ring: [Int8] = []
+    /// 48 one-byte samples (dBm).
+    private var ring: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+    private var count: UInt8 = 0
     /// Where the next sample goes once the ring is full (= the oldest).
-    private var head = 0
+    private var head: UInt8 = 0
     public init() {}
 
     /// Oldest first.
-    public var samples: [Int8] { head == 0 ? ring : Array(ring[head...] + ring[..<head]) }
+    public var samples: [Int8] {
+        withUnsafeBytes(of: ring) { raw in
+            let all = raw.bindMemory(to: Int8.self)
+            let n = Int(count), h = Int(head)
+            return n < Self.capacity ? Array(all[..<n]) : Array(all[h...]) + Array(all[..<h])
+        }
+    }
 
     public mutating func append(_ rssi: Int) {
         let v = Int8(clamping: rssi)
-        if ring.count < Self.capacity {
-            if ring.isEmpty { ring.reserveCapacity(Self.capacity) }
-            ring.append(v)
+        let slot = Int(count) < Self.capacity ? Int(count) : Int(head)
+        withUnsafeMutableBytes(of: &ring) { $0.storeBytes(of: v, toByteOffset: slot, as: Int8.self) }
+        if Int(count) < Self.capacity {
+            count += 1
         } else {
-            ring[head] = v
-            head = head + 1 == Self.capacity ? 0 : head + 1
+            head = Int(head) + 1 == Self.capacity ? 0 : head + 1
         }
     }
 

@@ -1,0 +1,54 @@
+import Testing
+import Explorer
+@testable import BlueZ
+
+/// The device index the advertising fast path looks devices up in, by the C string of a
+/// message's path: exactly the devices the String index has, or nothing (the general
+/// path then finds it by String).
+@Suite("Device path index")
+struct DevicePathIndexTests {
+    func lookup(_ index: DevicePathIndex, _ path: String) -> PeripheralID? {
+        path.withCString { index.lookup($0) }
+    }
+
+    @Test func findsADeviceByTheAddressInItsPath() {
+        var index = DevicePathIndex()
+        let a = PeripheralID("C0:FF:EE:00:00:01"), b = PeripheralID("C0:FF:EE:00:00:02")
+        index["/org/bluez/hci0/dev_C0_FF_EE_00_00_01"] = a
+        index["/org/bluez/hci0/dev_C0_FF_EE_00_00_02"] = b
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_01") == a)
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_02") == b)
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_03") == nil)
+        #expect(lookup(index, "/org/bluez/hci1/dev_C0_FF_EE_00_00_01") == nil)      // another adapter
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_01/service0001") == nil)
+        #expect(lookup(index, "/org/bluez/hci00/dev_C0_FF_EE_00_00_01") == nil)
+        #expect(lookup(index, "") == nil)
+        index["/org/bluez/hci0/dev_C0_FF_EE_00_00_01"] = nil
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_01") == nil)
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_02") == b)
+    }
+
+    /// Paths of another shape, and one address under two adapters: by String only for
+    /// all but the first, never the wrong device.
+    @Test func otherShapesAndSharedAddressesGoByString() {
+        var index = DevicePathIndex()
+        let lower = PeripheralID("c0:ff:ee:00:00:01"), odd = PeripheralID("odd"), first = PeripheralID("A"), second = PeripheralID("B")
+        index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] = lower
+        index["/org/bluez/hci0/dev_C0-FF-EE-00-00-01"] = odd
+        index["/org/bluez/hci0/dev_11_22_33_44_55_66"] = first
+        index["/org/bluez/hci1/dev_11_22_33_44_55_66"] = second
+        #expect(lookup(index, "/org/bluez/hci0/dev_c0_ff_ee_00_00_01") == nil)
+        #expect(index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] == lower)
+        #expect(lookup(index, "/org/bluez/hci0/dev_C0-FF-EE-00-00-01") == nil)
+        #expect(index["/org/bluez/hci0/dev_C0-FF-EE-00-00-01"] == odd)
+        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == first)
+        #expect(lookup(index, "/org/bluez/hci1/dev_11_22_33_44_55_66") == nil)
+        #expect(index["/org/bluez/hci1/dev_11_22_33_44_55_66"] == second)
+        // Removing the second leaves the first where it was.
+        index["/org/bluez/hci1/dev_11_22_33_44_55_66"] = nil
+        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == first)
+        index.removeAll()
+        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == nil)
+        #expect(index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] == nil)
+    }
+}
