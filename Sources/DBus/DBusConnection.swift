@@ -235,8 +235,8 @@ public final class DBusConnection: DBusClient {
     }
 
     /// A signal, from the filter or straight from the queue (DBusLoopBinding.dispatch).
-    func receiveSignal(_ m: OpaquePointer) {
-        if let fastSignalHandler, let raw = DBusRawSignal(m), fastSignalHandler(raw) { return }
+    func receiveSignal(_ m: OpaquePointer, interface: UnsafePointer<CChar>? = nil) {
+        if let fastSignalHandler, let raw = DBusRawSignal(m, interface: interface), fastSignalHandler(raw) { return }
         // A signal we cannot represent (unix fds) is dropped rather than half-read.
         guard let signalHandler, let args = try? DBusMarshal.read(m) else { return }
         let sender = dbus_message_get_sender(m).map { String(cString: $0) }

@@ -152,6 +152,8 @@ final class DBusLoopBinding {
         // However this run ends, whoever gathered its signals hands them on before
         // anything else (a reply dispatched below, a timer, a key) is handled.
         var signals = 0
+        // One strong reference for the run, not a weak load for every message.
+        let connection = self.connection
         defer { if signals > 0 { connection?.signalsDispatched?() } }
         while let raw, n < dispatchBudget {
             n += 1
@@ -161,10 +163,10 @@ final class DBusLoopBinding {
             // calls complete in dispatch), method calls and libdbus's own Local signals
             // still go through dbus_connection_dispatch, in queue order.
             if let m = dbus_connection_borrow_message(raw) {
-                if dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL,
-                   dbus_message_has_interface(m, "org.freedesktop.DBus.Local") == 0 {
+                if dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL, let interface = dbus_message_get_interface(m),
+                   !DBusReader.same(interface, "org.freedesktop.DBus.Local") {
                     dbus_connection_steal_borrowed_message(raw, m)
-                    connection?.receiveSignal(m)
+                    connection?.receiveSignal(m, interface: interface)
                     dbus_message_unref(m)
                     signals += 1
                     continue

@@ -101,12 +101,15 @@ public struct DBusRawSignal {
     public let path: UnsafePointer<CChar>
     public let interface: UnsafePointer<CChar>
     public let member: UnsafePointer<CChar>
+    /// The body's signature ("sa{sv}as"), NUL-terminated.
+    let signature: UnsafePointer<CChar>
     let message: OpaquePointer
 
-    init?(_ message: OpaquePointer) {
-        guard let path = dbus_message_get_path(message), let interface = dbus_message_get_interface(message),
-              let member = dbus_message_get_member(message) else { return nil }
-        self.path = path; self.interface = interface; self.member = member; self.message = message
+    /// `interface` when the caller already has it.
+    init?(_ message: OpaquePointer, interface: UnsafePointer<CChar>? = nil) {
+        guard let path = dbus_message_get_path(message), let interface = interface ?? dbus_message_get_interface(message),
+              let member = dbus_message_get_member(message), let signature = dbus_message_get_signature(message) else { return nil }
+        self.path = path; self.interface = interface; self.member = member; self.signature = signature; self.message = message
     }
 
     /// A reader at the first argument (a fresh one each time).
@@ -120,9 +123,7 @@ public struct DBusRawSignal {
     public func isMember(_ s: StaticString) -> Bool { DBusReader.same(member, s) }
     /// The body's signature is `s` ("sa{sv}as"): one comparison that settles the shape of
     /// every argument, so a reader need only check inside variants.
-    public func hasSignature(_ s: StaticString) -> Bool {
-        dbus_message_get_signature(message).map { DBusReader.same($0, s) } ?? false
-    }
+    public func hasSignature(_ s: StaticString) -> Bool { DBusReader.same(signature, s) }
 
     /// Builds a real message from values and lends it as a raw signal: how a test (or a
     /// scripted bus) sends a signal down the same fast path a real bus does.
