@@ -5,10 +5,11 @@
 /// What a peripheral says about itself while advertising. Everything here is untrusted:
 /// it arrives from any device in radio range.
 public struct Advertisement: Equatable, Sendable {
+    /// Keyed by Bluetooth SIG company identifier (0x004C Apple, ...). First: the field
+    /// most advertisements change (see `Peripheral`).
+    public var manufacturerData: [UInt16: Bytes]
     public var localName: String?
     public var serviceUUIDs: [BLEUUID]
-    /// Keyed by Bluetooth SIG company identifier (0x004C Apple, ...).
-    public var manufacturerData: [UInt16: Bytes]
     public var serviceData: [BLEUUID: Bytes]
     public var txPower: Int?
     public var flags: UInt8?

@@ -63,19 +63,21 @@ public struct RSSIHistory: Equatable, Sendable {
 }
 
 public struct Peripheral: Equatable, Sendable, Identifiable {
-    public var id: PeripheralID
-    public var address: String
-    /// The name as the device gives it (GAP name or advertised local name): untrusted.
-    public var name: String?
+    // What every advertisement changes comes first, so that updating one of a thousand
+    // peripherals touches as few cache lines as it can.
     public var rssi: Int?
     /// True when the backend stopped reporting RSSI (scan off, out of range): the last
     /// value is kept and shown as stale, never as 0 dBm.
     public var rssiStale: Bool = false
-    public var rssiHistory = RSSIHistory()
-    public var firstSeen: Timestamp
     public var lastSeen: Timestamp
-    public var connectable: Bool
+    public var rssiHistory = RSSIHistory()
     public var advertisement: Advertisement
+    public var id: PeripheralID
+    public var address: String
+    /// The name as the device gives it (GAP name or advertised local name): untrusted.
+    public var name: String?
+    public var firstSeen: Timestamp
+    public var connectable: Bool
     public var connection: ConnectionState = .disconnected
     public var services: [GATTService]? = nil
     public var mtu: Int? = nil
