@@ -96,15 +96,23 @@ public final class BlueZBackend: Backend {
     /// (`DBusClient.signalsDispatched`), then sent as one event: one store action for a
     /// run of signals instead of one each.
     var gathered: [AdvertisingUpdate] = []
+    /// The other of two buffers: a run is sent from here while the next one gathers
+    /// (signals may arrive while the event is handled), then emptied for reuse, so that a
+    /// storm allocates no buffer per run.
+    var sending: [AdvertisingUpdate] = []
 
     func sendGathered() {
         guard !gathered.isEmpty else { return }
-        let event = BackendEvent.advertisingUpdates(gathered)
-        // The next run is likely about as long as this one: one allocation for it.
-        let count = gathered.count
-        gathered = []
-        gathered.reserveCapacity(count)
-        emit?(event, Timestamp.now())
+        guard sending.isEmpty else {
+            // Sent while the previous run is being handled: this one goes out on its own.
+            let run = gathered
+            gathered = []
+            emit?(.advertisingUpdates(run), Timestamp.now())
+            return
+        }
+        swap(&gathered, &sending)
+        emit?(.advertisingUpdates(sending), Timestamp.now())
+        sending.removeAll(keepingCapacity: true)
     }
 
     func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],

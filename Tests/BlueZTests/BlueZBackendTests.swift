@@ -254,6 +254,36 @@ struct BlueZBackendTests {
             id: Self.id, address: Self.id.rawValue, name: nil, rssi: -64, connectable: nil, advertisement: Advertisement()))])
     }
 
+    /// A run handed on while the previous one is still being handled (its handler made
+    /// more signals arrive) goes out on its own, once, in order: the two buffers the
+    /// backend takes turns with never send a run twice.
+    @Test func aRunSentWhileTheLastIsHandledGoesOutOnce() {
+        let bus = FakeBus(), loop = EventLoop(), sink = Sink()
+        let backend = BlueZBackend(bus: bus)
+        final class Once { var armed = false }
+        let once = Once()
+        backend.start(loop: loop) { e, _ in
+            sink.events.append(e)
+            if case .advertisingUpdates = e, once.armed {
+                once.armed = false
+                bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-61)])
+            }
+        }
+        bus.answer("GetManagedObjects", .success([Self.tree(["/org/bluez/hci0": Self.adapter, Self.dev: Self.device])]))
+        defer { withExtendedLifetime(backend) {} }
+        sink.events.removeAll()
+        once.armed = true
+        bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-60)])
+        bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-62)])
+        bus.run {
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-63)])
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-64)])
+        }
+        func u(_ r: Int) -> AdvertisingUpdate { AdvertisingUpdate(id: Self.id, rssi: r) }
+        #expect(sink.events == [.advertisingUpdates([u(-60)]), .advertisingUpdates([u(-61)]), .advertisingUpdates([u(-62)]),
+                                .advertisingUpdates([u(-63), u(-64)])])
+    }
+
     @Test func connectRetriesOnceThenResolvesServices() {
         let (bus2, backend2, sink2, loop2) = Self.started()
         backend2.execute(.connect(Self.id))
