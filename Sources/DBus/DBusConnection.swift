@@ -234,9 +234,18 @@ public final class DBusConnection: DBusClient {
         }
     }
 
-    /// A signal, from the filter or straight from the queue (DBusLoopBinding.dispatch).
-    func receiveSignal(_ m: OpaquePointer, interface: UnsafePointer<CChar>? = nil) {
-        if let fastSignalHandler, let raw = DBusRawSignal(m, interface: interface), fastSignalHandler(raw) { return }
+    /// A signal from the filter (DBusLoopBinding.dispatch hands on most as raw signals).
+    func receiveSignal(_ m: OpaquePointer) {
+        if let raw = DBusRawSignal(m) { receive(raw) } else { receiveGeneral(m) }
+    }
+
+    /// A signal read from the queue: the fast handler first, then the general one.
+    func receive(_ raw: DBusRawSignal) {
+        if let fastSignalHandler, fastSignalHandler(raw) { return }
+        receiveGeneral(raw.message)
+    }
+
+    private func receiveGeneral(_ m: OpaquePointer) {
         // A signal we cannot represent (unix fds) is dropped rather than half-read.
         guard let signalHandler, let args = try? DBusMarshal.read(m) else { return }
         let sender = dbus_message_get_sender(m).map { String(cString: $0) }

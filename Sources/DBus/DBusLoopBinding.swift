@@ -146,6 +146,11 @@ final class DBusLoopBinding {
     private var handlingWatch = false
     private var dispatchTimer: EventLoop.TimerID?
 
+    /// Storage for the signals of a run, kept between runs (see `dispatch`).
+    private var spareRun: [DBusRawSignal] = []
+    /// Signals taken from the queue before they are handed on together.
+    private let runLimit = 64
+
     private func dispatch() {
         dispatchScheduled = false
         var n = 0
@@ -155,6 +160,20 @@ final class DBusLoopBinding {
         // One strong reference for the run, not a weak load for every message.
         let connection = self.connection
         defer { if signals > 0 { connection?.signalsDispatched?() } }
+        // Signals are handled in three passes over a run of them: libdbus reads each one's
+        // header fields, then the connection's handlers see each, then libdbus frees them.
+        // Each pass keeps its code in the instruction cache for the whole run; going
+        // message by message through all three, the code of a busy ingest path did not fit.
+        var run = spareRun
+        spareRun = []
+        defer { spareRun = run }
+        func handOn() {
+            for s in run { connection?.receive(s) }
+            for s in run { dbus_message_unref(s.message) }
+            signals += run.count
+            run.removeAll(keepingCapacity: true)
+        }
+        defer { handOn() }
         while let raw, n < dispatchBudget {
             n += 1
             // Signals go from the queue straight to the connection: libdbus's dispatch would
@@ -166,19 +185,26 @@ final class DBusLoopBinding {
                 if dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL, let interface = dbus_message_get_interface(m),
                    !DBusReader.same(interface, "org.freedesktop.DBus.Local") {
                     dbus_connection_steal_borrowed_message(raw, m)
-                    connection?.receiveSignal(m, interface: interface)
-                    dbus_message_unref(m)
-                    signals += 1
+                    if let s = DBusRawSignal(m, interface: interface) {
+                        run.append(s)
+                        if run.count == runLimit { handOn() }
+                    } else {
+                        connection?.receiveSignal(m)
+                        dbus_message_unref(m)
+                        signals += 1
+                    }
                     continue
                 }
                 dbus_connection_return_message(raw, m)
                 // A reply or method call next: the signals before it go first.
+                handOn()
                 if signals > 0 { signals = 0; connection?.signalsDispatched?() }
             } else if dbus_connection_get_dispatch_status(raw) != DBUS_DISPATCH_DATA_REMAINS {
                 return   // nothing queued
             }
             if dbus_connection_dispatch(raw) != DBUS_DISPATCH_DATA_REMAINS { return }
         }
+        handOn()
         // Out of budget with messages left: the status stays DATA_REMAINS, so no
         // callback would come; reschedule ourselves.
         if let raw, dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS { scheduleDispatch() }

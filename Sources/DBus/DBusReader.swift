@@ -103,13 +103,24 @@ public struct DBusRawSignal {
     public let member: UnsafePointer<CChar>
     /// The body's signature ("sa{sv}as"), NUL-terminated.
     let signature: UnsafePointer<CChar>
+    /// The first argument when it is a string (where `withBody` finds the body).
+    let firstString: UnsafePointer<CChar>?
     let message: OpaquePointer
 
-    /// `interface` when the caller already has it.
+    /// `interface` when the caller already has it. Everything asked of libdbus is asked
+    /// here, so that handlers run without going back to it (see DBusLoopBinding.dispatch).
     init?(_ message: OpaquePointer, interface: UnsafePointer<CChar>? = nil) {
         guard let path = dbus_message_get_path(message), let interface = interface ?? dbus_message_get_interface(message),
               let member = dbus_message_get_member(message), let signature = dbus_message_get_signature(message) else { return nil }
         self.path = path; self.interface = interface; self.member = member; self.signature = signature; self.message = message
+        // Making an iterator also puts a message that came in the other byte order into
+        // this machine's.
+        var it = DBusMessageIter()
+        var first: UnsafePointer<CChar>?
+        if dbus_message_iter_init(message, &it) != 0, dbus_message_iter_get_arg_type(&it) == bx_dbus_type_string() {
+            withUnsafeMutablePointer(to: &first) { dbus_message_iter_get_basic(&it, $0) }
+        }
+        firstString = first
     }
 
     /// A reader at the first argument (a fresh one each time).

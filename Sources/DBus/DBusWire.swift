@@ -162,13 +162,7 @@ extension DBusRawSignal {
 
     /// The body where libdbus holds it, or nil (see `withBody`).
     func inPlaceBody() -> DBusWireReader? {
-        var it = DBusMessageIter()
-        guard dbus_message_iter_init(message, &it) != 0, dbus_message_iter_get_arg_type(&it) == bx_dbus_type_string() else {
-            return nil
-        }
-        var first: UnsafePointer<CChar>?
-        withUnsafeMutablePointer(to: &first) { dbus_message_iter_get_basic(&it, $0) }
-        guard let first else { return nil }
+        guard let first = firstString else { return nil }
         let start = UnsafeRawPointer(first) - 4
         guard Int(start.loadUnaligned(as: UInt32.self)) == strlen(first) else { return nil }
         // Lengths inside a validated body keep every step within it.

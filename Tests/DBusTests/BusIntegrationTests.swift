@@ -168,6 +168,32 @@ final class BusIntegrationTests {
         ])
     }
 
+    /// A burst longer than a run (the loop binding hands signals on 64 at a time): every
+    /// one arrives, in order, and the end of each run is announced after its signals.
+    @Test func aBurstArrivesWholeAndInOrder() throws {
+        var seen: [Int16] = []
+        var runsEndedAt: [Int] = []
+        client.fastSignalHandler = { raw in
+            guard raw.isMember("Changed") else { return false }
+            var args = raw.arguments()
+            guard args.equals("N"), args.next(), var v = args.recurse(), let n = v.int16() else { return false }
+            seen.append(n)
+            return true
+        }
+        client.signalsDispatched = { runsEndedAt.append(seen.count) }
+        var matched: DBusError?? = .none
+        client.addMatch("type='signal',interface='org.example.Test'") { matched = .some($0) }
+        loop.run(until: { matched != nil }, timeout: 5)
+        for n in 0..<150 {
+            try service.emitSignal(path: "/org/example/a", interface: "org.example.Test", member: "Changed",
+                                   args: [.string("N"), .variant(.int16(Int16(n)))])
+        }
+        loop.run(until: { seen.count == 150 }, timeout: 5)
+        #expect(seen == (0..<150).map(Int16.init))
+        #expect(runsEndedAt.last == 150)
+        #expect(runsEndedAt == runsEndedAt.sorted() && !runsEndedAt.contains(0))
+    }
+
     @Test func badMatchRuleIsAnError() {
         var matched: DBusError?? = .none
         client.addMatch("type='nonsense'") { matched = .some($0) }
