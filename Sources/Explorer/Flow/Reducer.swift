@@ -1,14 +1,9 @@
 /// The one place where state changes. Pure: no I/O, no clock, no backend; what must
 /// happen outside comes back as `[Effect]`.
 public enum Reducer {
-    /// Exactly `reduce(&s, .backend(.advertisementReceived(report), at: at))`, without
-    /// making the action (the store reduces a batch's reports where they lie).
-    public static func reduce(_ s: inout AppState, advertisement report: AdvertisementReport, at: Timestamp) -> [Effect] {
-        if at > s.now { s.now = at }
-        return BackendReducer.advertisementReceived(&s, report, at: at)
-    }
-
-    /// Exactly `reduce(&s, .backend(.advertisementReceived(update.report), at: at))`.
+    /// Exactly `reduce(&s, .backend(.advertisementReceived(update.report), at: at))`,
+    /// without making the action or the report (the store applies a batch's updates
+    /// where they lie).
     public static func reduce(_ s: inout AppState, update: AdvertisingUpdate, at: Timestamp) -> [Effect] {
         if at > s.now { s.now = at }
         return BackendReducer.advertisingUpdate(&s, update, at: at)
