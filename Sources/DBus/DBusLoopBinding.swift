@@ -189,6 +189,7 @@ final class DBusLoopBinding {
                         run.append(s)
                         if run.count == runLimit { handOn() }
                     } else {
+                        handOn()   // those before it first
                         connection?.receiveSignal(m)
                         dbus_message_unref(m)
                         signals += 1
