@@ -54,7 +54,10 @@ struct DevicePathIndex {
     }
 
     /// The device whose path is this NUL-terminated string, without making a String.
-    func lookup(_ cPath: UnsafePointer<CChar>) -> PeripheralID? {
+    /// Mutating only in name: called on the backend's property it then works on the index
+    /// in place, where a plain method got a copy (a retain and a release of each of its
+    /// three tables, on every advertising signal).
+    mutating func lookup(_ cPath: UnsafePointer<CChar>) -> PeripheralID? {
         let n = strlen(cPath)
         let p = UnsafeRawPointer(cPath).assumingMemoryBound(to: UInt8.self)
         guard let address = Self.address(p, n), let entry = byAddress[address] else { return nil }

@@ -8,7 +8,8 @@ import Explorer
 @Suite("Device path index")
 struct DevicePathIndexTests {
     func lookup(_ index: DevicePathIndex, _ path: String) -> PeripheralID? {
-        path.withCString { index.lookup($0) }
+        var index = index
+        return path.withCString { index.lookup($0) }
     }
 
     @Test func findsADeviceByTheAddressInItsPath() {
