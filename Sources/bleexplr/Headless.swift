@@ -12,7 +12,7 @@ enum HeadlessCommand: Equatable {
     /// `output`) the whole message with its throughput, and exit.
     case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?, until: Bytes? = nil, output: String? = nil)
     /// The signal-storm benchmark's consumer (shared bench harness contract): scan until a
-    /// device named BENCH-END appears, then print `BENCH-END count=N t_end=T`.
+    /// device named BENCH-END appears, then print `BENCH-END count=N t_end=T cpu_s=C batches=B`.
     case benchIngest
 
     var address: String? {
@@ -118,6 +118,8 @@ final class Headless {
 
     /// How many backend signals were processed (for benchIngest).
     var processedCount: (() -> Int)?
+    /// How many batches of advertising updates they came in (bench-ingest reports it).
+    private var batches = 0
 
     private lazy var isBenchIngest = command == .benchIngest
 
@@ -127,6 +129,7 @@ final class Headless {
         let marker: Bool
         switch event {
         case let .advertisementReceived(r): marker = r.name == "BENCH-END"
+        case .advertisingUpdates: marker = false; batches += 1
         default: marker = false
         }
         guard marker else { return }
@@ -134,7 +137,7 @@ final class Headless {
         getrusage(RUSAGE_SELF.rawValue, &cpu)
         let cpuSeconds = Double(cpu.ru_utime.tv_sec + cpu.ru_stime.tv_sec)
             + Double(cpu.ru_utime.tv_usec + cpu.ru_stime.tv_usec) / 1e6
-        print("BENCH-END count=\(processedCount?() ?? 0) t_end=\(Timestamp.now().seconds) cpu_s=\(cpuSeconds)")
+        print("BENCH-END count=\(processedCount?() ?? 0) t_end=\(Timestamp.now().seconds) cpu_s=\(cpuSeconds) batches=\(batches)")
         fflush(stdout)
         stop()
     }
