@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
         .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Explorer"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Explorer", "DBus"]),
         .testTarget(name: "WebHookTests", dependencies: ["Explorer", "WebHook"]),
         .testTarget(name: "DBusTests", dependencies: ["Explorer", "DBus"]),
     ],

@@ -1,0 +1,1 @@
+../DBusTests/PrivateBus.swift
