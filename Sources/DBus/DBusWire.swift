@@ -52,39 +52,38 @@ public struct DBusWireReader {
         return base.load(fromByteOffset: position, as: UInt8.self)
     }
 
+    /// A fixed-size integer, aligned to its size, in the message's byte order.
     @inlinable
-    public mutating func uint16() -> UInt16? {
-        guard align(2), position + 2 <= count else { return nil }
-        defer { position += 2 }
-        let v = base.loadUnaligned(fromByteOffset: position, as: UInt16.self)
-        return bigEndian ? UInt16(bigEndian: v) : UInt16(littleEndian: v)
+    mutating func fixed<T: FixedWidthInteger>(_: T.Type) -> T? {
+        let n = MemoryLayout<T>.size
+        guard align(n), position + n <= count else { return nil }
+        defer { position += n }
+        let v = base.loadUnaligned(fromByteOffset: position, as: T.self)
+        return bigEndian ? T(bigEndian: v) : T(littleEndian: v)
     }
 
     @inlinable
-    public mutating func int16() -> Int16? { uint16().map { Int16(bitPattern: $0) } }
+    public mutating func uint16() -> UInt16? { fixed(UInt16.self) }
 
     @inlinable
-    public mutating func uint32() -> UInt32? {
-        guard align(4), position + 4 <= count else { return nil }
-        defer { position += 4 }
-        let v = base.loadUnaligned(fromByteOffset: position, as: UInt32.self)
-        return bigEndian ? UInt32(bigEndian: v) : UInt32(littleEndian: v)
-    }
+    public mutating func int16() -> Int16? { fixed(Int16.self) }
+
+    @inlinable
+    public mutating func uint32() -> UInt32? { fixed(UInt32.self) }
 
     /// A string or object path (u32 length, bytes, NUL): its bytes, in place.
     @inlinable
-    public mutating func string() -> UnsafeRawBufferPointer? {
-        guard let n = uint32().map(Int.init), n < count, position + n < count,
-              base.load(fromByteOffset: position + n, as: UInt8.self) == 0 else { return nil }
-        defer { position += n + 1 }
-        return UnsafeRawBufferPointer(start: base + position, count: n)
-    }
+    public mutating func string() -> UnsafeRawBufferPointer? { terminated(length: uint32().map(Int.init)) }
 
     /// A signature (u8 length, bytes, NUL), as in a variant: its bytes, in place.
     @inlinable
-    public mutating func signature() -> UnsafeRawBufferPointer? {
-        guard let n = uint8().map(Int.init), position + n < count,
-              base.load(fromByteOffset: position + n, as: UInt8.self) == 0 else { return nil }
+    public mutating func signature() -> UnsafeRawBufferPointer? { terminated(length: uint8().map(Int.init)) }
+
+    /// `length` bytes and the NUL after them (what follows a string's or a signature's
+    /// length): the bytes, in place.
+    @inlinable
+    mutating func terminated(length n: Int?) -> UnsafeRawBufferPointer? {
+        guard let n, position + n < count, base.load(fromByteOffset: position + n, as: UInt8.self) == 0 else { return nil }
         defer { position += n + 1 }
         return UnsafeRawBufferPointer(start: base + position, count: n)
     }
@@ -108,11 +107,7 @@ public struct DBusWireReader {
 
     /// The next `n` bytes, copied out (an `ay`'s contents).
     @inlinable
-    public mutating func bytes(_ n: Int) -> [UInt8]? {
-        guard n >= 0, position + n <= count else { return nil }
-        defer { position += n }
-        return Array(UnsafeRawBufferPointer(start: base + position, count: n))
-    }
+    public mutating func bytes(_ n: Int) -> [UInt8]? { rawBytes(n).map { Array($0) } }
 
     /// Whether text read in place is `s`.
     @inlinable
@@ -217,10 +212,7 @@ extension DBusWireReader {
         case UInt8(ascii: "y"): return uint8() != nil
         case UInt8(ascii: "n"), UInt8(ascii: "q"): return uint16() != nil
         case UInt8(ascii: "b"), UInt8(ascii: "i"), UInt8(ascii: "u"), UInt8(ascii: "h"): return uint32() != nil
-        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"):
-            guard align(8), position + 8 <= count else { return false }
-            position += 8
-            return true
+        case UInt8(ascii: "x"), UInt8(ascii: "t"), UInt8(ascii: "d"): return fixed(UInt64.self) != nil
         case UInt8(ascii: "s"), UInt8(ascii: "o"): return string() != nil
         case UInt8(ascii: "g"): return signature() != nil
         case UInt8(ascii: "v"):
