@@ -52,7 +52,7 @@ public protocol DBusClient: AnyObject {
     /// Every signal that matches a rule arrives here.
     var signalHandler: (@MainActor (DBusSignal) -> Void)? { get set }
     /// Sees every signal first, before it is converted: returns true when it handled
-    /// it, and `signalHandler` then never sees it. For hot signals (see DBusReader).
+    /// it, and `signalHandler` then never sees it. For hot signals (see DBusRawSignal.withBody).
     var fastSignalHandler: (@MainActor (DBusRawSignal) -> Bool)? { get set }
     /// Called after a run of signals (everything one read of the socket brought, up to
     /// the dispatch budget) has been handed out, before anything else runs on the loop:

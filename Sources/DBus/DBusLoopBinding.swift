@@ -183,7 +183,7 @@ final class DBusLoopBinding {
             // still go through dbus_connection_dispatch, in queue order.
             if let m = dbus_connection_borrow_message(raw) {
                 if dbus_message_get_type(m) == DBUS_MESSAGE_TYPE_SIGNAL, let interface = dbus_message_get_interface(m),
-                   !DBusReader.same(interface, "org.freedesktop.DBus.Local") {
+                   !DBusRawSignal.same(interface, "org.freedesktop.DBus.Local") {
                     dbus_connection_steal_borrowed_message(raw, m)
                     if let s = DBusRawSignal(m, interface: interface) {
                         run.append(s)

@@ -101,7 +101,7 @@ enum DBusMarshal {
         return out
     }
 
-    static func readValue(_ it: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    private static func readValue(_ it: inout DBusMessageIter) throws(DBusError) -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&it)
         switch type {
         case bx_dbus_type_byte(): return .byte(getBasic(&it, UInt8(0)))

@@ -131,16 +131,19 @@ final class BusIntegrationTests {
                                        member: "Changed", args: [.string("RSSI"), .variant(.int16(-42))])])
     }
 
-    /// The fast handler sees each signal first, reads it in place and keeps what it
+    /// The fast handler sees each signal first, reads its body in place and keeps what it
     /// handles; the rest reach signalHandler as values. Replies keep their place among
     /// signals (signals skip libdbus's dispatch, replies go through it).
     @Test func fastSignalHandlerReadsInPlaceAndKeepsOrder() throws {
         var order: [String] = []
         client.fastSignalHandler = { raw in
-            guard raw.isMember("Changed"), raw.isInterface("org.example.Test") else { return false }
-            var args = raw.arguments()
-            guard args.equals("RSSI"), args.next(), var v = args.recurse(), let rssi = v.int16(), args.next(),
-                  let bytes = args.bytes(), !args.next() else { return false }
+            guard raw.isMember("Changed"), raw.isInterface("org.example.Test"), raw.hasSignature("svay"),
+                  let (rssi, bytes) = raw.withBody({ w -> (Int16, [UInt8])? in
+                      guard let key = w.string(), DBusWireReader.same(key, "RSSI"), let t = w.signature(),
+                            DBusWireReader.same(t, "n"), let rssi = w.int16(), let end = w.array(elementAlignment: 1),
+                            let bytes = w.bytes(end - w.offset), w.atEnd else { return nil }
+                      return (rssi, bytes)
+                  }) else { return false }
             order.append("fast \(String(cString: raw.path)) \(rssi) \(bytes)")
             return true
         }
@@ -174,9 +177,12 @@ final class BusIntegrationTests {
         var seen: [Int16] = []
         var runsEndedAt: [Int] = []
         client.fastSignalHandler = { raw in
-            guard raw.isMember("Changed") else { return false }
-            var args = raw.arguments()
-            guard args.equals("N"), args.next(), var v = args.recurse(), let n = v.int16() else { return false }
+            guard raw.isMember("Changed"), let n = raw.withBody({ w -> Int16? in
+                guard let key = w.string(), DBusWireReader.same(key, "N"), let t = w.signature(), DBusWireReader.same(t, "n") else {
+                    return nil
+                }
+                return w.int16()
+            }) else { return false }
             seen.append(n)
             return true
         }
