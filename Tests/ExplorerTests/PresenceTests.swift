@@ -80,6 +80,23 @@ import Testing
         #expect(RecordingFormat.regionLine(t).contains("\"type\":\"region\",\"event\":\"enter\",\"region\":\"Porch\""))
     }
 
+    /// monitor's JSON line and the recording's region line say the same, with and without
+    /// the beacon's RSSI.
+    @Test func regionLinesInFull() {
+        let heard = BeaconSighting(address: "7C:9E:BD:4F:10:77", major: 7, minor: 1, rssi: -60, at: t0)
+        var quiet = heard
+        quiet.rssi = nil
+        let enter = RegionTransition(region: "Porch", kind: .enter, at: t0, beacon: heard)
+        let exit = RegionTransition(region: "Porch", kind: .exit, at: t0, beacon: quiet)
+        let t = t0.iso8601
+        #expect(enter.json == #"{"t":"\#(t)","event":"enter","region":"Porch","address":"7C:9E:BD:4F:10:77","major":7,"minor":1,"rssi":-60}"#)
+        #expect(exit.json == #"{"t":"\#(t)","event":"exit","region":"Porch","address":"7C:9E:BD:4F:10:77","major":7,"minor":1}"#)
+        #expect(RecordingFormat.regionLine(enter)
+                == #"{"t":"\#(t)","type":"region","event":"enter","region":"Porch","address":"7C:9E:BD:4F:10:77","major":7,"minor":1,"rssi":-60}"#)
+        #expect(RecordingFormat.regionLine(RegionTransition(region: "Porch", kind: .exit, at: t0, beacon: nil))
+                == #"{"t":"\#(t)","type":"region","event":"exit","region":"Porch"}"#)
+    }
+
     /// A controller that gives no RSSI: the beacon is listed, never brings the region in,
     /// and is named once for monitor's warning.
     @Test func aBeaconWithoutRSSIIsListedButNeverEnters() {
