@@ -84,11 +84,17 @@ public struct RegionTransition: Equatable, Sendable {
 
     public var json: String {
         var j = JSONLine()
-        j.string("t", at.iso8601); j.string("event", kind.rawValue); j.string("region", region)
+        j.string("t", at.iso8601)
+        fields(&j)
+        return j.finish()
+    }
+
+    /// The event, the region and the beacon (the recording's region line has them too).
+    func fields(_ j: inout JSONLine) {
+        j.string("event", kind.rawValue); j.string("region", region)
         if let b = beacon {
             j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); if let r = b.rssi { j.int("rssi", r) }
         }
-        return j.finish()
     }
 }
 

@@ -133,10 +133,8 @@ public enum RecordingFormat {
     /// An iBeacon region entered or left.
     public static func regionLine(_ t: RegionTransition) -> String {
         var j = JSONLine()
-        j.string("t", t.at.iso8601); j.string("type", "region"); j.string("event", t.kind.rawValue); j.string("region", t.region)
-        if let b = t.beacon {
-            j.string("address", b.address); j.int("major", Int(b.major)); j.int("minor", Int(b.minor)); if let r = b.rssi { j.int("rssi", r) }
-        }
+        j.string("t", t.at.iso8601); j.string("type", "region")
+        t.fields(&j)
         return j.finish()
     }
 
