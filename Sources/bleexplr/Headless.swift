@@ -60,7 +60,7 @@ final class Headless {
         loop.beforeWait = { [unowned self] in self.runner.flush() }
         backend.start(loop: loop) { [unowned self] event, at in
             self.store.send(.backend(event, at: at))
-            if self.isBenchIngest { self.benchIngestSaw(event); return }
+            if case .benchIngest = self.command { self.benchIngestSaw(event); return }
             event.forEachFact { self.handle($0, at: at) }
         }
         store.send(.appStarted(recordTo: recordTo))
@@ -120,8 +120,6 @@ final class Headless {
     var processedCount: (() -> Int)?
     /// How many batches of advertising updates they came in (bench-ingest reports it).
     private var batches = 0
-
-    private lazy var isBenchIngest = command == .benchIngest
 
     /// bench-ingest waits for the marker device only (a named device: never in a batch of
     /// updates, which carry no name).

@@ -28,7 +28,6 @@ public final class EffectRunner {
         self.backend = backend
         self.header = header
         store.effectHandler = { [unowned self] in self.run($0) }
-
     }
 
     public func run(_ effect: Effect) {
