@@ -218,10 +218,7 @@ struct ActionsEndToEndTests {
         #expect(inside.contains("7C:9E:BD:4F:10:77"))
         #expect(inside.contains("⌂ Porch"))
         try t.keys("b")
-        try t.keys("/")
-        try t.literal("iTag")
-        try t.keys("Enter")
-        try t.waitFor("only the iTag") { !$0.contains("Demo HRM") && !$0.contains("/ filter:") }
+        try t.filterScanList("iTag", "only the iTag") { !$0.contains("Demo HRM") }
         try t.keys("Enter")
         try t.waitFor(text: "iTag Button Press", timeout: 10)
         try t.keys("j", "Enter")

@@ -17,12 +17,7 @@ struct DemoEndToEndTests {
     @Test func filterConnectBrowseNotifyQuit() throws {
         let t = try Tmux("hrm", command: wrapped("--demo --seed 7"))
         try t.waitFor(text: "Demo HRM")
-        try t.keys("/")
-        try t.literal("Demo HRM")
-        try t.keys("Enter")
-        var screen = try t.waitFor("only Demo HRM listed") { s in
-            s.contains("Demo HRM") && !s.contains("Demo iTag") && !s.contains("/ filter:")
-        }
+        var screen = try t.filterScanList("Demo HRM", "only Demo HRM listed") { $0.contains("Demo HRM") && !$0.contains("Demo iTag") }
         try t.keys("Enter")
         // The device screen opens by itself once services are resolved.
         screen = try t.waitFor(text: "Scan › Demo HRM")
@@ -47,10 +42,7 @@ struct DemoEndToEndTests {
     @Test func droppedLinkReturnsToScanListWithReason() throws {
         let t = try Tmux("flaky", command: wrapped("--demo --seed 3"))
         try t.waitFor(text: "Demo Flaky")
-        try t.keys("/")
-        try t.literal("flaky")
-        try t.keys("Enter")
-        try t.waitFor("only Demo Flaky") { !$0.contains("Demo HRM") && !$0.contains("/ filter:") }
+        try t.filterScanList("flaky", "only Demo Flaky") { !$0.contains("Demo HRM") }
         try t.keys("Enter")
         try t.waitFor(text: "attempt 2", timeout: 5)
         try t.waitFor(text: "Scan › Demo Flaky", timeout: 10)

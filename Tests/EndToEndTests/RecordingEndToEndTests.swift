@@ -15,10 +15,7 @@ struct RecordingEndToEndTests {
         let t = try Tmux("kill9", command: wrapped("--demo --seed 11 --record '\(path)'"))
         try t.waitFor(text: "● REC")
         try t.waitFor(text: "Demo Stream")
-        try t.keys("/")
-        try t.literal("Demo Stream")
-        try t.keys("Enter")
-        try t.waitFor("only the stream") { $0.contains("5C:F3:70:8A:00:42") && !$0.contains("Demo HRM") && !$0.contains("/ filter:") }
+        try t.filterScanList("Demo Stream", "only the stream") { $0.contains("5C:F3:70:8A:00:42") && !$0.contains("Demo HRM") }
         try t.keys("Enter")
         try t.waitFor(text: "Scan › Demo Stream")
         try t.keys("j", "Enter", "n")   // open the stream characteristic, notifications on: 50 lines a second

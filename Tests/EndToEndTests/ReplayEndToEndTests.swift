@@ -10,10 +10,7 @@ struct ReplayEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let t = try Tmux("rec4replay", command: wrapped("--demo --seed 5 --record '\(path)'"))
         try t.waitFor(text: "● REC")
-        try t.keys("/")
-        try t.literal("Demo HRM")
-        try t.keys("Enter")
-        try t.waitFor("only the HRM") { $0.contains("E4:1C:22:5D:90:11") && !$0.contains("Demo iTag") && !$0.contains("/ filter:") }
+        try t.filterScanList("Demo HRM", "only the HRM") { $0.contains("E4:1C:22:5D:90:11") && !$0.contains("Demo iTag") }
         try t.keys("Enter")
         try t.waitFor(text: "Scan › Demo HRM")
         try t.waitFor(text: "Heart Rate Measurement")
@@ -25,10 +22,7 @@ struct ReplayEndToEndTests {
         let r = try Tmux("replay", command: wrapped("replay '\(path)' --speed max"))
         let end = try r.waitFor(text: "replay ■ max")
         #expect(end.contains("Demo HRM"))
-        try r.keys("/")
-        try r.literal("Demo HRM")
-        try r.keys("Enter")
-        try r.waitFor("filtered") { !$0.contains("/ filter:") && !$0.contains("Demo iTag") }
+        try r.filterScanList("Demo HRM", "filtered") { !$0.contains("Demo iTag") }
         try r.keys("Enter")   // connected in the recording: opens its device screen
         try r.waitFor(text: "Heart Rate Measurement")
         try r.keys("r")       // there is no reading the past

@@ -62,6 +62,16 @@ final class Tmux {
         try waitFor("\"\(text)\"", timeout: timeout) { $0.contains(text) }
     }
 
+    /// Filters the scan list (`/`, the text, Enter) and waits until the filter line has
+    /// closed and `listed` holds for the screen.
+    @discardableResult
+    func filterScanList(_ text: String, _ what: String, _ listed: (String) -> Bool) throws -> String {
+        try keys("/")
+        try literal(text)
+        try keys("Enter")
+        return try waitFor(what) { listed($0) && !$0.contains("/ filter:") }
+    }
+
     /// The pid of the program running in the pane's shell (bleexplr).
     func appPID() throws -> Int32? {
         let shell = try display("#{pane_pid}")
