@@ -82,16 +82,16 @@ enum BackendReducer {
     static func advertisingUpdate(_ s: inout AppState, _ u: AdvertisingUpdate, at: Timestamp) -> [Effect] {
         guard let i = s.peripherals.index(forKey: u.id) else { return advertisementReceived(&s, u.report, at: at) }
         s.peripherals.values[i].apply(u, at: at)
-        return beaconHeard(&s, u.id, address: u.id.rawValue, rssi: u.rssi, at: at)
+        return beaconHeard(&s, u.id, address: nil, rssi: u.rssi, at: at)
     }
 
     /// After an advertisement: if it is a region's iBeacon, presence decides whether the
-    /// region is entered or left.
-    static func beaconHeard(_ s: inout AppState, _ id: PeripheralID, address: String, rssi: Int?, at: Timestamp) -> [Effect] {
+    /// region is entered or left. `address` nil: the id's own spelling.
+    static func beaconHeard(_ s: inout AppState, _ id: PeripheralID, address: String?, rssi: Int?, at: Timestamp) -> [Effect] {
         guard !s.presence.regions.isEmpty, let p = s.peripherals[id],
               case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon else { return [] }
         // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
-        return s.presence.observe(address: address, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
+        return s.presence.observe(address: address ?? id.rawValue, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
             .map { .regionChanged($0) }
     }
 

@@ -3,25 +3,102 @@ public typealias Bytes = [UInt8]
 
 /// A peripheral is known by its Bluetooth address ("AA:BB:CC:DD:EE:FF").
 ///
-/// Every advertisement looks its peripheral up by this key, so it carries a digest of its
-/// bytes made once: hashing feeds the digest instead of the 17 characters, and unequal
-/// keys nearly always differ there. Equal means the same digest and equal Strings (for
-/// the ASCII of addresses and paths, the same bytes).
+/// Every advertisement looks its peripheral up by this key, and every update carries it,
+/// so an address in its usual spelling (upper-case hex, as BlueZ writes it) is held as
+/// its 48 bits: no heap object behind it (17 characters are too many for a small
+/// String), nothing to retain or release when it is copied, one word to hash and compare.
+/// Any other spelling (lower case, a test's name) is kept as its String. One spelling
+/// always takes the same form, so equal keys are equal Strings, and `rawValue` gives
+/// back exactly the String the key was made from.
 public struct PeripheralID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    private let digest: UInt64
+    private enum Key: Sendable {
+        case address(UInt64)
+        case other(String)
+    }
+    private let key: Key
+
     public init(_ rawValue: String) {
-        self.rawValue = rawValue
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a
-        for b in rawValue.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
-        digest = h
+        if let a = Self.pack(rawValue) { key = .address(a) } else { key = .other(rawValue) }
     }
+
+    /// The peripheral whose address, in its usual spelling, has these 48 bits.
+    public init(address: UInt64) {
+        key = .address(address & 0xFFFF_FFFF_FFFF)
+    }
+
+    /// The address as its 48 bits, when it was written in the usual spelling.
+    public var address: UInt64? {
+        if case let .address(a) = key { return a }
+        return nil
+    }
+
+    public var rawValue: String {
+        switch key {
+        case let .address(a): return Self.spell(a)
+        case let .other(s): return s
+        }
+    }
+
     public var description: String { rawValue }
-    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
     public static func == (a: Self, b: Self) -> Bool {
-        a.digest == b.digest && a.rawValue == b.rawValue
+        switch (a.key, b.key) {
+        case let (.address(x), .address(y)): return x == y
+        case let (.other(x), .other(y)): return x == y
+        default: return false
+        }
     }
-    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public func hash(into hasher: inout Hasher) {
+        switch key {
+        case let .address(a): hasher.combine(a)
+        case let .other(s): hasher.combine(s)
+        }
+    }
+
+    public static func < (a: Self, b: Self) -> Bool {
+        // Same length, digits before letters: the numbers sort as their spellings do.
+        if case let .address(x) = a.key, case let .address(y) = b.key { return x < y }
+        return a.rawValue < b.rawValue
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// "AA:BB:CC:DD:EE:FF" (upper-case hex, colons) as 48 bits; nil for any other text.
+    static func pack(_ s: String) -> UInt64? {
+        guard s.utf8.count == 17 else { return nil }
+        var s = s
+        return s.withUTF8 { b -> UInt64? in
+            var value: UInt64 = 0
+            for i in 0..<17 {
+                let c = b[i]
+                if i % 3 == 2 {
+                    guard c == UInt8(ascii: ":") else { return nil }
+                    continue
+                }
+                let digit: UInt8
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt64(digit)
+            }
+            return value
+        }
+    }
+
+    static func spell(_ a: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 17) { out in
+            for byte in 0..<6 {
+                let v = Int(truncatingIfNeeded: a >> (40 - 8 * UInt64(byte))) & 0xFF
+                out[byte * 3] = hexDigits[v >> 4]
+                out[byte * 3 + 1] = hexDigits[v & 0xF]
+                if byte < 5 { out[byte * 3 + 2] = UInt8(ascii: ":") }
+            }
+            return 17
+        }
+    }
 }
 
 /// A GATT attribute (service, characteristic or descriptor) is known by its object path,
