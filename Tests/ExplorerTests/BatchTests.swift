@@ -90,13 +90,14 @@ struct BatchTests {
     /// Through a store, watched (an observer sees every report as an action) or not (the
     /// updates are applied where they lie in the batch): the same state and effects.
     @Test func aStoreHandlesABatchAsItsReports() {
-        func run(_ events: [BackendEvent], watched: Bool) -> (AppState, [Effect], [Action]) {
+        func run(_ events: [BackendEvent], watched: Bool) -> (AppState, [Effect], [Action], [Int?]) {
             let store = Store(state: Self.initial())
-            var effects: [Effect] = [], seen: [Action] = []
-            store.effectHandler = { effects.append($0) }
+            var effects: [Effect] = [], seen: [Action] = [], rssiAtEffect: [Int?] = []
+            // An effect sees the state as it was when its update was applied: none after it.
+            store.effectHandler = { effects.append($0); rssiAtEffect.append(store.state.peripherals[Fixture.hrm]?.rssi) }
             if watched { store.observers.append { a, _ in seen.append(a) } }
             for e in events { store.send(.backend(e, at: Fixture.t0 + 1)) }
-            return (store.state, effects, seen)
+            return (store.state, effects, seen, rssiAtEffect)
         }
         let singles = run(Self.reports.map { .advertisementReceived($0) }, watched: true)
         for watched in [true, false] {
@@ -104,9 +105,25 @@ struct BatchTests {
             #expect(batched.0 == singles.0)
             #expect(batched.1 == singles.1)
             #expect(batched.2 == (watched ? singles.2 : []))
+            #expect(batched.3 == singles.3)
         }
         #expect(singles.1.count == 1)
         #expect(singles.2.count == Self.updates.count)
+        #expect(singles.3 == [-61])   // the HRM's update after the porch's is not applied yet
+    }
+
+    /// A run of updates stops after the first that has effects, and goes on from there.
+    @Test func aRunOfUpdatesStopsAtTheFirstWithEffects() {
+        var s = Self.initial()
+        var next = 0
+        let first = Reducer.reduce(&s, updates: Self.updates, from: &next, at: Fixture.t0 + 1)
+        #expect(next == 5)   // the second iBeacon update (-60 dBm) brings the porch in
+        #expect(first.count == 1)
+        #expect(s.peripherals[Fixture.hrm]?.rssi == -61)
+        let rest = Reducer.reduce(&s, updates: Self.updates, from: &next, at: Fixture.t0 + 1)
+        #expect(rest.isEmpty)
+        #expect(next == Self.updates.count)
+        #expect(s.peripherals[Fixture.hrm]?.rssi == -54)
     }
 
     @Test func forEachFactExpandsOnlyBatches() {

@@ -9,6 +9,20 @@ public enum Reducer {
         return BackendReducer.advertisingUpdate(&s, update, at: at)
     }
 
+    /// `reduce(_:update:at:)` for `updates[next...]` in order, up to and including the
+    /// first that has effects, which are returned (empty: all were applied). `next` is
+    /// left at the update after the last one applied. One call for a run of updates
+    /// that cause nothing else, so the caller need not reach its state for each.
+    public static func reduce(_ s: inout AppState, updates: [AdvertisingUpdate], from next: inout Int,
+                              at: Timestamp) -> [Effect] {
+        while next < updates.endIndex {
+            let effects = reduce(&s, update: updates[next], at: at)
+            next += 1
+            if !effects.isEmpty { return effects }
+        }
+        return []
+    }
+
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
         switch action {
         case .appStarted(let path):

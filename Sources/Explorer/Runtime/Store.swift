@@ -38,16 +38,22 @@ public final class Store {
             // then everything those caused, before the next one.
             // Observation hears of the change once for the whole batch, not per update.
             withMutation(keyPath: \.state) {
-                let watched = !observers.isEmpty || recordingObserver != nil
-                for i in updates.indices {
-                    if watched {
-                        step(.backend(.advertisementReceived(updates[i].report), at: at), unobserved: true)
-                    } else {
-                        // Nobody to show the action to: the update is applied as it lies
-                        // in the batch, without making an action or a report of it.
-                        let effects = Reducer.reduce(&_state, update: updates[i], at: at)
-                        for e in effects { effectHandler?(e) }
+                if !observers.isEmpty || recordingObserver != nil {
+                    for u in updates {
+                        step(.backend(.advertisementReceived(u.report), at: at), unobserved: true)
+                        drain()
                     }
+                    return
+                }
+                // Nobody to show the actions to: the updates are applied as they lie in
+                // the batch, without making an action or a report of each, and the state
+                // is reached once for every run of them that causes nothing else. Only
+                // an update's effects can send (and queue) actions: those run, and what
+                // they queued is handled, before the next update.
+                var next = 0
+                while next < updates.endIndex {
+                    let effects = Reducer.reduce(&_state, updates: updates, from: &next, at: at)
+                    for e in effects { effectHandler?(e) }
                     drain()
                 }
             }
