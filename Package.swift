@@ -4,7 +4,7 @@ import PackageDescription
 // The D-Bus and BlueZ layers carry every signal of an advertising storm through a few
 // class properties (the device index, the batch being gathered, the dispatch run). In a
 // release build they skip Swift's run-time exclusivity checks there, which cost about
-// 500 instructions per signal (docs/bench.md); debug builds, which the tests run, keep
+// 600 instructions per signal (docs/bench.md); debug builds, which the tests run, keep
 // every check.
 let ingestPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
