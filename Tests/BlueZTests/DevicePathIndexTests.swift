@@ -52,4 +52,24 @@ struct DevicePathIndexTests {
         #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == nil)
         #expect(index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] == nil)
     }
+
+    /// Every character of the address is checked: a bad one anywhere sends the path the
+    /// String way; the parsed value is the address's 48 bits.
+    @Test func everyCharacterOfTheAddressCounts() {
+        let good = Array("/org/bluez/hci0/dev_A0_1B_C2_3D_E4_5F".utf8)
+        #expect(good.withUnsafeBufferPointer { DevicePathIndex.address($0.baseAddress!, $0.count) } == 0xA01B_C23D_E45F)
+        let tail = good.count - 17
+        for i in tail..<good.count {
+            for bad in ["G", "a", "f", "/", ":", "-", " ", "\0"].map({ UInt8(ascii: $0.unicodeScalars.first!) })
+            where bad != good[i] {
+                var path = good
+                path[i] = bad
+                #expect(path.withUnsafeBufferPointer { DevicePathIndex.address($0.baseAddress!, $0.count) } == nil,
+                        "\(String(decoding: path, as: UTF8.self))")
+            }
+        }
+        let all = Array("/org/bluez/hci0/dev_00_00_00_00_00_00".utf8), top = Array("/org/bluez/hci0/dev_FF_FF_FF_FF_FF_FF".utf8)
+        #expect(all.withUnsafeBufferPointer { DevicePathIndex.address($0.baseAddress!, $0.count) } == 0)
+        #expect(top.withUnsafeBufferPointer { DevicePathIndex.address($0.baseAddress!, $0.count) } == 0xFFFF_FFFF_FFFF)
+    }
 }
