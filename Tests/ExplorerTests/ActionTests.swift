@@ -78,6 +78,39 @@ import Testing
         #expect(try again.enqueue(draft("03")).queued.seq == 3)
     }
 
+    /// Numbers go on across runs even when the queue was empty in between: a receiver
+    /// that keys on `{{seq}}` never sees a number twice.
+    @Test func numbersGoOnAfterTheQueueEmpties() throws {
+        let p = path()
+        defer { unlink(p) }
+        do {
+            let q = try ActionQueue(path: p)
+            _ = try q.enqueue(draft("01")); _ = try q.enqueue(draft("02"))
+            try q.complete(1, outcome: "delivered"); try q.complete(2, outcome: "delivered")
+        }
+        // Emptied, the file keeps one line: the next number.
+        #expect(contents(p) == "{\"next\":3}\n")
+        do {
+            let q = try ActionQueue(path: p)
+            #expect(q.pending.isEmpty && q.skippedLines == 0)
+            #expect(try q.enqueue(draft("03")).queued.seq == 3)
+        }
+        // A run that queues nothing passes the number on too.
+        do { _ = try ActionQueue(path: p) }
+        let q = try ActionQueue(path: p)
+        #expect(q.pending.map(\.seq) == [3])
+        try q.complete(3, outcome: "rejected")
+        #expect(contents(p) == "{\"next\":4}\n")
+    }
+
+    func contents(_ p: String) -> String {
+        let fd = open(p, O_RDONLY)
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 4096)
+        let n = read(fd, &buf, buf.count)
+        return String(decoding: buf.prefix(max(n, 0)), as: UTF8.self)
+    }
+
     @Test func aLineCutByACrashIsSkippedAndCounted() throws {
         let p = path()
         defer { unlink(p) }

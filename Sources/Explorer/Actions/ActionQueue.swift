@@ -7,7 +7,9 @@
 /// before delivery starts; each outcome appends `{"done":seq,"outcome":…}`. Loading keeps
 /// the events without an outcome. A cut last line (a crash mid-write) is skipped and
 /// counted. The queue is bounded: when full, the oldest event is dropped and the drop is
-/// reported, never silent. Without a path it lives in memory (the app's session actions).
+/// reported, never silent. Whenever nothing is owed the file is started afresh with one
+/// line, `{"next":N}`, so that numbers go on across runs instead of starting again at 1.
+/// Without a path it lives in memory (the app's session actions).
 public final class ActionQueue {
     public let path: String?
     public let capacity: Int
@@ -33,7 +35,7 @@ public final class ActionQueue {
             throw Failure(description: "the queue \(path) is in use by another bleexplr")
         }
         load()
-        if pending.isEmpty { _ = ftruncate(fd, 0) }  // nothing owed: start the file afresh
+        if pending.isEmpty { try restart() }
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -53,6 +55,8 @@ public final class ActionQueue {
             guard let v = try? JSONValue.parse(String(decoding: line, as: UTF8.self)) else { skippedLines += 1; continue }
             if let seq = v["done"]?.int {
                 done.insert(seq)
+            } else if let next = v["next"]?.int, next >= 1 {
+                nextSeq = max(nextSeq, next)
             } else if let e = FiredEvent(json: v) {
                 events.append(e)
                 nextSeq = max(nextSeq, e.seq + 1)
@@ -85,7 +89,15 @@ public final class ActionQueue {
         var j = JSONLine()
         j.int("done", seq); j.string("outcome", outcome)
         try append(j.finish())
-        if pending.isEmpty, fd >= 0 { _ = ftruncate(fd, 0) }
+        if pending.isEmpty { try restart() }
+    }
+
+    /// Nothing owed: the file is emptied and keeps only the next number. (A crash between
+    /// the two loses the number: the next run starts again at 1, as it did before.)
+    private func restart() throws(Failure) {
+        guard fd >= 0 else { return }
+        _ = ftruncate(fd, 0)
+        try append("{\"next\":\(nextSeq)}")
     }
 
     private func append(_ line: String) throws(Failure) {

@@ -135,7 +135,10 @@ def test():
         check('"type":"action"' in rec, 'the recording holds the action reports')
         for where, text in (('stdout', out), ('stderr', err), ('the recording', rec)):
             check(token not in text, 'the token appears nowhere in %s' % where)
-        check(os.path.getsize(queue) == 0, 'nothing is owed: the queue file is empty again')
+        with open(queue, encoding='utf-8') as f:
+            left = f.read()
+        check(left == '{"next":%d}\n' % (n + 1),
+              'nothing is owed: the queue file keeps only the next number (%r)' % left)
     finally:
         if watch and watch.rc is None:
             watch.stop(signal.SIGKILL)
