@@ -77,31 +77,12 @@ struct DevicePathIndex {
     }
 
     /// The address in ".../dev_XX_XX_XX_XX_XX_XX" (upper-case hex only, so that one
-    /// address is one spelling), or nil. Six pairs of digits, every bad character noted
-    /// in one flag: no branch per character on the advertising fast path.
+    /// address is one spelling), or nil.
     static func address(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64? {
         guard n > tail else { return nil }
         let t = p + (n - tail)
         guard t[0] == UInt8(ascii: "/"), t[1] == UInt8(ascii: "d"), t[2] == UInt8(ascii: "e"), t[3] == UInt8(ascii: "v"),
               t[4] == UInt8(ascii: "_") else { return nil }
-        var value: UInt64 = 0
-        var bad: UInt8 = 0
-        for i in 0..<6 {
-            let hi = hexDigit(t[5 + 3 * i]), lo = hexDigit(t[6 + 3 * i])
-            bad |= hi | lo
-            if i < 5, t[7 + 3 * i] != UInt8(ascii: "_") { bad |= notHex }
-            value = value << 8 | UInt64(hi << 4 | lo)
-        }
-        return bad & notHex == 0 ? value : nil
-    }
-
-    private static let notHex: UInt8 = 0x80
-
-    /// 0...15 for "0"..."9" and "A"..."F", `notHex` for anything else.
-    @inline(__always) private static func hexDigit(_ c: UInt8) -> UInt8 {
-        let d = c &- UInt8(ascii: "0")
-        if d < 10 { return d }
-        let a = c &- UInt8(ascii: "A")
-        return a < 6 ? a + 10 : notHex
+        return PeripheralID.parseAddress(t + 5, separator: UInt8(ascii: "_"))
     }
 }

@@ -68,24 +68,34 @@ public struct PeripheralID: Hashable, Comparable, Sendable, CustomStringConverti
     static func pack(_ s: String) -> UInt64? {
         guard s.utf8.count == 17 else { return nil }
         var s = s
-        return s.withUTF8 { b -> UInt64? in
-            var value: UInt64 = 0
-            for i in 0..<17 {
-                let c = b[i]
-                if i % 3 == 2 {
-                    guard c == UInt8(ascii: ":") else { return nil }
-                    continue
-                }
-                let digit: UInt8
-                switch c {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
-                default: return nil
-                }
-                value = value << 4 | UInt64(digit)
-            }
-            return value
+        return s.withUTF8 { parseAddress($0.baseAddress!, separator: UInt8(ascii: ":")) }
+    }
+
+    /// The 17 bytes at `p` as an address's 48 bits: six pairs of upper-case hex digits
+    /// with `separator` between them (":" as an address is written, "_" as BlueZ writes
+    /// it in a device's object path), or nil. Every bad character is noted in one flag:
+    /// no branch per character (the advertising fast path reads one per signal).
+    @inlinable
+    public static func parseAddress(_ p: UnsafePointer<UInt8>, separator: UInt8) -> UInt64? {
+        var value: UInt64 = 0
+        var bad: UInt8 = 0
+        for i in 0..<6 {
+            let hi = hexDigit(p[3 * i]), lo = hexDigit(p[3 * i + 1])
+            bad |= hi | lo
+            if i < 5, p[3 * i + 2] != separator { bad |= notHex }
+            value = value << 8 | UInt64(hi << 4 | lo)
         }
+        return bad & notHex == 0 ? value : nil
+    }
+
+    @inlinable static var notHex: UInt8 { 0x80 }
+
+    /// 0...15 for "0"..."9" and "A"..."F", `notHex` for anything else.
+    @inlinable static func hexDigit(_ c: UInt8) -> UInt8 {
+        let d = c &- UInt8(ascii: "0")
+        if d < 10 { return d }
+        let a = c &- UInt8(ascii: "A")
+        return a < 6 ? a + 10 : notHex
     }
 
     static func spell(_ a: UInt64) -> String {

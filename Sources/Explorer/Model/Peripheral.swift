@@ -99,13 +99,8 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
     public mutating func apply(_ r: AdvertisementReport, at: Timestamp) {
         advertisement.merge(r.advertisement)
         if let n = r.name ?? r.advertisement.localName { name = n }
-        if let rssi = r.rssi {
-            self.rssi = rssi
-            rssiStale = false
-            rssiHistory.append(rssi)
-        }
         if let c = r.connectable { connectable = c }
-        lastSeen = at
+        heard(rssi: r.rssi, at: at)
     }
 
     /// Exactly `apply(update.report, at:)`, without making the report.
@@ -118,7 +113,13 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
                 advertisement.manufacturerData[u.company] = data.bytes
             }
         }
-        if let rssi = u.rssi {
+        heard(rssi: u.rssi, at: at)
+    }
+
+    /// What every advertisement, report or update, does: its RSSI (if it has one) is the
+    /// current one and joins the history, and the peripheral was seen now.
+    private mutating func heard(rssi: Int?, at: Timestamp) {
+        if let rssi {
             self.rssi = rssi
             rssiStale = false
             rssiHistory.append(rssi)
