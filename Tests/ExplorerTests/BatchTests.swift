@@ -80,11 +80,6 @@ struct BatchTests {
         #expect(ShortBytes(full + [32]) == nil)
         #expect(ShortBytes([1, 2]) == ShortBytes([1, 2]))
         #expect(ShortBytes([1, 2]) != ShortBytes([1, 2, 0]))   // the length counts, not only the bytes
-        var target: Bytes = [9, 9, 9]
-        ShortBytes([1, 2, 3])!.copy(into: &target)
-        #expect(target == [1, 2, 3])
-        ShortBytes([4])!.copy(into: &target)
-        #expect(target == [4])
     }
 
     /// Through a store, watched (an observer sees every report as an action) or not (the

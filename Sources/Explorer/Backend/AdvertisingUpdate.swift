@@ -2,8 +2,8 @@
 /// PropertiesChanged): a new RSSI and one company's manufacturer data, for a peripheral.
 /// The same fact as `report`, in a form that is cheap to make, copy and apply: no
 /// dictionary, no array, one reference-counted field instead of seven. A peripheral
-/// already listed takes it in place (`Peripheral.apply(_:at:)`), without an allocation
-/// when its data keeps its length.
+/// already listed takes it in place (`Peripheral.apply(_:at:)`): its data lands inline
+/// (`ManufacturerData`), without an allocation.
 public struct AdvertisingUpdate: Equatable, Sendable {
     public var id: PeripheralID
     public var rssi: Int?
@@ -18,7 +18,7 @@ public struct AdvertisingUpdate: Equatable, Sendable {
     /// The same fact as a report (what observers, recordings and headless commands see).
     public var report: AdvertisementReport {
         AdvertisementReport(id: id, address: id.rawValue, name: nil, rssi: rssi, connectable: nil,
-                            advertisement: Advertisement(manufacturerData: data.map { [company: $0.bytes] } ?? [:]))
+                            advertisement: Advertisement(manufacturerData: data.map { ManufacturerData(company: company, data: $0) } ?? [:]))
     }
 }
 
@@ -28,13 +28,14 @@ public struct AdvertisingUpdate: Equatable, Sendable {
 public struct ShortBytes: Equatable, Sendable, CustomStringConvertible {
     public static let capacity = 32
     private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    public let count: Int
+    private let length: UInt8
+    public var count: Int { Int(length) }
 
     /// nil when there are more than `capacity` bytes.
     public init?(_ source: UnsafeRawBufferPointer) {
         guard source.count <= Self.capacity else { return nil }
-        count = source.count
-        if let base = source.baseAddress, count > 0 {
+        length = UInt8(source.count)
+        if let base = source.baseAddress, source.count > 0 {
             withUnsafeMutableBytes(of: &storage) { $0.baseAddress!.copyMemory(from: base, byteCount: source.count) }
         }
     }
@@ -50,18 +51,9 @@ public struct ShortBytes: Equatable, Sendable, CustomStringConvertible {
 
     public var bytes: Bytes { withUnsafeBytes { Bytes($0) } }
 
-    /// Puts these bytes into `target`: in place when it has the same length (and its own
-    /// storage), with no allocation.
-    public func copy(into target: inout Bytes) {
-        guard target.count == count else { target = bytes; return }
-        withUnsafeBytes { src in
-            target.withUnsafeMutableBytes { $0.copyMemory(from: src) }
-        }
-    }
-
     public static func == (a: Self, b: Self) -> Bool {
         // Bytes past `count` are always zero.
-        a.count == b.count && a.storage.0 == b.storage.0 && a.storage.1 == b.storage.1
+        a.length == b.length && a.storage.0 == b.storage.0 && a.storage.1 == b.storage.1
             && a.storage.2 == b.storage.2 && a.storage.3 == b.storage.3
     }
 

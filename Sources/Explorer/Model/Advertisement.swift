@@ -6,8 +6,8 @@
 /// it arrives from any device in radio range.
 public struct Advertisement: Equatable, Sendable {
     /// Keyed by Bluetooth SIG company identifier (0x004C Apple, ...). First: the field
-    /// most advertisements change (see `Peripheral`).
-    public var manufacturerData: [UInt16: Bytes]
+    /// most advertisements change (see `Peripheral`), held inline (see its type).
+    public var manufacturerData: ManufacturerData
     public var localName: String?
     public var serviceUUIDs: [BLEUUID]
     public var serviceData: [BLEUUID: Bytes]
@@ -16,7 +16,7 @@ public struct Advertisement: Equatable, Sendable {
     public var appearance: UInt16?
 
     public init(localName: String? = nil, serviceUUIDs: [BLEUUID] = [],
-                manufacturerData: [UInt16: Bytes] = [:], serviceData: [BLEUUID: Bytes] = [:],
+                manufacturerData: ManufacturerData = [:], serviceData: [BLEUUID: Bytes] = [:],
                 txPower: Int? = nil, flags: UInt8? = nil, appearance: UInt16? = nil) {
         self.localName = localName
         self.serviceUUIDs = serviceUUIDs

@@ -105,14 +105,7 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
 
     /// Exactly `apply(update.report, at:)`, without making the report.
     public mutating func apply(_ u: AdvertisingUpdate, at: Timestamp) {
-        if let data = u.data {
-            if let i = advertisement.manufacturerData.index(forKey: u.company) {
-                // A device's data nearly always keeps its length: overwritten in place.
-                data.copy(into: &advertisement.manufacturerData.values[i])
-            } else {
-                advertisement.manufacturerData[u.company] = data.bytes
-            }
-        }
+        if let data = u.data { advertisement.manufacturerData.set(u.company, data) }
         heard(rssi: u.rssi, at: at)
     }
 
