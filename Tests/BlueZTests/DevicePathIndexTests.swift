@@ -29,25 +29,34 @@ struct DevicePathIndexTests {
         #expect(lookup(index, "/org/bluez/hci0/dev_C0_FF_EE_00_00_02") == b)
     }
 
-    /// Paths of another shape, and one address under two adapters: by String only for
-    /// all but the first, never the wrong device.
-    @Test func otherShapesAndSharedAddressesGoByString() {
+    /// Paths of another shape, and devices keyed by something other than their path's
+    /// address: by String only, never the wrong device. One address under two adapters:
+    /// each found under its own adapter.
+    @Test func otherShapesAndOtherKeysGoByString() {
         var index = DevicePathIndex()
-        let lower = PeripheralID("c0:ff:ee:00:00:01"), odd = PeripheralID("odd"), first = PeripheralID("A"), second = PeripheralID("B")
+        let lower = PeripheralID("c0:ff:ee:00:00:01"), odd = PeripheralID("odd"), named = PeripheralID("A")
+        let shared = PeripheralID("11:22:33:44:55:66")
         index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] = lower
         index["/org/bluez/hci0/dev_C0-FF-EE-00-00-01"] = odd
-        index["/org/bluez/hci0/dev_11_22_33_44_55_66"] = first
-        index["/org/bluez/hci1/dev_11_22_33_44_55_66"] = second
+        index["/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"] = named
+        index["/org/bluez/hci0/dev_11_22_33_44_55_66"] = shared
+        index["/org/bluez/hci1/dev_11_22_33_44_55_66"] = shared
         #expect(lookup(index, "/org/bluez/hci0/dev_c0_ff_ee_00_00_01") == nil)
         #expect(index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] == lower)
         #expect(lookup(index, "/org/bluez/hci0/dev_C0-FF-EE-00-00-01") == nil)
         #expect(index["/org/bluez/hci0/dev_C0-FF-EE-00-00-01"] == odd)
-        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == first)
-        #expect(lookup(index, "/org/bluez/hci1/dev_11_22_33_44_55_66") == nil)
-        #expect(index["/org/bluez/hci1/dev_11_22_33_44_55_66"] == second)
-        // Removing the second leaves the first where it was.
+        #expect(lookup(index, "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF") == nil)
+        #expect(index["/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"] == named)
+        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == shared)
+        #expect(lookup(index, "/org/bluez/hci1/dev_11_22_33_44_55_66") == shared)
+        #expect(lookup(index, "/org/bluez/hci2/dev_11_22_33_44_55_66") == nil)
+        // Removing one adapter's device leaves the other's where it was.
         index["/org/bluez/hci1/dev_11_22_33_44_55_66"] = nil
-        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == first)
+        #expect(lookup(index, "/org/bluez/hci1/dev_11_22_33_44_55_66") == nil)
+        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == shared)
+        // A device removed under a path it was never added under changes nothing.
+        index["/org/bluez/hci2/dev_11_22_33_44_55_66"] = nil
+        #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == shared)
         index.removeAll()
         #expect(lookup(index, "/org/bluez/hci0/dev_11_22_33_44_55_66") == nil)
         #expect(index["/org/bluez/hci0/dev_c0_ff_ee_00_00_01"] == nil)
