@@ -19,8 +19,10 @@ struct DevicePathIndex {
     /// Devices found fast: the address (48 bits) and, above it, 1 + the index of the
     /// adapter path before "/dev_…" in `adapters`.
     private var fast: Set<UInt64> = []
-    /// Adapter paths seen in device paths ("/org/bluez/hci0"): one or two.
-    private var adapters: [[UInt8]] = []
+    /// Adapter paths seen in device paths ("/org/bluez/hci0"; one or two), one after the
+    /// other: reading them takes no reference-counted copy of each.
+    private var adapterBytes: [UInt8] = []
+    private var adapters: [Range<Int>] = []
 
     subscript(path: String) -> PeripheralID? {
         get { byPath[path] }
@@ -33,14 +35,20 @@ struct DevicePathIndex {
         byPath[path] = id
         guard let (adapter, address) = Self.split(path), id == PeripheralID(address: address) else { return }
         let a: Int
-        if let known = adapters.firstIndex(of: adapter) { a = known } else { adapters.append(adapter); a = adapters.count - 1 }
+        if let known = adapterIndex(adapter) {
+            a = known
+        } else {
+            adapters.append(adapterBytes.count..<adapterBytes.count + adapter.count)
+            adapterBytes += adapter
+            a = adapters.count - 1
+        }
         fast.insert(Self.key(address, adapter: a))
     }
 
     @discardableResult
     mutating func removeValue(forKey path: String) -> PeripheralID? {
         guard let id = byPath.removeValue(forKey: path) else { return nil }
-        if let (adapter, address) = Self.split(path), let a = adapters.firstIndex(of: adapter) {
+        if let (adapter, address) = Self.split(path), let a = adapterIndex(adapter) {
             fast.remove(Self.key(address, adapter: a))
         }
         return id
@@ -49,6 +57,7 @@ struct DevicePathIndex {
     mutating func removeAll() {
         byPath.removeAll()
         fast.removeAll()
+        adapterBytes.removeAll()
         adapters.removeAll()
     }
 
@@ -59,12 +68,23 @@ struct DevicePathIndex {
     mutating func lookup(_ cPath: UnsafePointer<CChar>) -> PeripheralID? {
         let n = strlen(cPath)
         let p = UnsafeRawPointer(cPath).assumingMemoryBound(to: UInt8.self)
-        guard let address = Self.address(p, n) else { return nil }
-        for a in adapters.indices {
-            let same = adapters[a].withUnsafeBufferPointer { $0.count == n - Self.tail && memcmp($0.baseAddress!, p, $0.count) == 0 }
-            if same { return fast.contains(Self.key(address, adapter: a)) ? PeripheralID(address: address) : nil }
+        guard let address = Self.address(p, n), let a = adapterIndex(p, n - Self.tail),
+              fast.contains(Self.key(address, adapter: a)) else { return nil }
+        return PeripheralID(address: address)
+    }
+
+    /// Which of the adapter paths seen these `count` bytes are, if any.
+    private func adapterIndex(_ p: UnsafePointer<UInt8>, _ count: Int) -> Int? {
+        adapterBytes.withUnsafeBufferPointer { all in
+            for (i, r) in adapters.enumerated() where r.count == count && memcmp(all.baseAddress! + r.lowerBound, p, count) == 0 {
+                return i
+            }
+            return nil
         }
-        return nil
+    }
+
+    private func adapterIndex(_ path: [UInt8]) -> Int? {
+        path.withUnsafeBufferPointer { adapterIndex($0.baseAddress!, $0.count) }
     }
 
     static func key(_ address: UInt64, adapter: Int) -> UInt64 { address | UInt64(adapter + 1) << 48 }
