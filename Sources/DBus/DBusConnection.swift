@@ -236,13 +236,16 @@ public final class DBusConnection: DBusClient {
 
     /// A signal from the filter (DBusLoopBinding.dispatch hands on most as raw signals).
     func receiveSignal(_ m: OpaquePointer) {
-        if let raw = DBusRawSignal(m) { receive(raw) } else { receiveGeneral(m) }
+        if let raw = DBusRawSignal(m) { receive([raw]) } else { receiveGeneral(m) }
     }
 
-    /// A signal read from the queue: the fast handler first, then the general one.
-    func receive(_ raw: DBusRawSignal) {
-        if let fastSignalHandler, fastSignalHandler(raw) { return }
-        receiveGeneral(raw.message)
+    /// Signals read from the queue, in order: for each, the fast handler first, then the
+    /// general one. The fast handler is read once for the run, not once a
+    /// signal (a retain and a release each time): one set while a run is handed out takes
+    /// effect from the next run.
+    func receive(_ run: [DBusRawSignal]) {
+        let fast = fastSignalHandler
+        for raw in run where !(fast?(raw) ?? false) { receiveGeneral(raw.message) }
     }
 
     private func receiveGeneral(_ m: OpaquePointer) {

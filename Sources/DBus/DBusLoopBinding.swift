@@ -168,7 +168,7 @@ final class DBusLoopBinding {
         spareRun = []
         defer { spareRun = run }
         func handOn() {
-            for s in run { connection?.receive(s) }
+            connection?.receive(run)
             for s in run { dbus_message_unref(s.message) }
             signals += run.count
             run.removeAll(keepingCapacity: true)
