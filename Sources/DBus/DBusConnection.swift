@@ -244,8 +244,11 @@ public final class DBusConnection: DBusClient {
     /// signal (a retain and a release each time): one set while a run is handed out takes
     /// effect from the next run.
     func receive(_ run: [DBusRawSignal]) {
-        let fast = fastSignalHandler
-        for raw in run where !(fast?(raw) ?? false) { receiveGeneral(raw.message) }
+        guard let fast = fastSignalHandler else {
+            for raw in run { receiveGeneral(raw.message) }
+            return
+        }
+        for raw in run where !fast(raw) { receiveGeneral(raw.message) }
     }
 
     private func receiveGeneral(_ m: OpaquePointer) {
