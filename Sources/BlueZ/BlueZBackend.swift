@@ -34,8 +34,9 @@ public final class BlueZBackend: Backend {
     /// Path of the adapter in use, e.g. /org/bluez/hci0.
     public private(set) var adapterPath: String?
     var devicePaths: [PeripheralID: String] = [:]
-    /// The reverse of devicePaths: every Device1 signal looks its device up here.
-    var deviceIDs = DevicePathIndex()
+    /// The advertising fast path, with the reverse of devicePaths that every Device1
+    /// signal looks its device up in (`ingest.deviceIDs`).
+    let ingest = AdvertisingIngest()
     var scanWanted = false
     var scanning = false
     var localDisconnects: Set<PeripheralID> = []
@@ -46,7 +47,7 @@ public final class BlueZBackend: Backend {
     var subscribed: Set<String> = []
     var bluezPresent = false
     /// PropertiesChanged signals handled (the ingest benchmark reports it).
-    public private(set) var propertiesChangedCount = 0
+    public var propertiesChangedCount: Int { ingest.propertiesChangedCount }
 
     public init(bus: DBusClient, options: Options = Options()) {
         self.bus = bus
@@ -57,7 +58,9 @@ public final class BlueZBackend: Backend {
         self.loop = loop
         self.emit = emit
         bus.signalHandler = { [weak self] in self?.signal($0) }
-        bus.fastSignalHandler = { [weak self] in self?.advertisingChanged($0) ?? false }
+        // The ingest object, not the backend: a strong capture (it holds nothing that holds
+        // the bus), so the call for every signal loads no weak reference.
+        bus.fastSignalHandler = { [ingest] in ingest.advertisingChanged($0) }
         bus.signalsDispatched = { [weak self] in self?.sendGathered() }
         bus.disconnectHandler = { [weak self] in
             self?.send(.failure(BackendError(name: "org.freedesktop.DBus.Error.Disconnected", message: "lost the D-Bus connection")))
@@ -92,25 +95,21 @@ public final class BlueZBackend: Backend {
         emit?(e, Timestamp.now())
     }
 
-    /// Reports from the fast path, gathered while one read's signals are handed out
-    /// (`DBusClient.signalsDispatched`), then sent as one event: one store action for a
-    /// run of signals instead of one each.
-    var gathered: [AdvertisingUpdate] = []
     /// The other of two buffers: a run is sent from here while the next one gathers
     /// (signals may arrive while the event is handled), then emptied for reuse, so that a
     /// storm allocates no buffer per run.
     var sending: [AdvertisingUpdate] = []
 
     func sendGathered() {
-        guard !gathered.isEmpty else { return }
+        guard !ingest.gathered.isEmpty else { return }
         guard sending.isEmpty else {
             // Sent while the previous run is being handled: this one goes out on its own.
-            let run = gathered
-            gathered = []
+            let run = ingest.gathered
+            ingest.gathered = []
             emit?(.advertisingUpdates(run), Timestamp.now())
             return
         }
-        swap(&gathered, &sending)
+        swap(&ingest.gathered, &sending)
         emit?(.advertisingUpdates(sending), Timestamp.now())
         sending.removeAll(keepingCapacity: true)
     }
@@ -186,7 +185,7 @@ public final class BlueZBackend: Backend {
         resolving.removeAll()
         resolvedSent.removeAll()
         devicePaths.removeAll()
-        deviceIDs.removeAll()
+        ingest.deviceIDs.removeAll()
         disconnectReasons.removeAll()
         subscribed.removeAll()
         mirror.removeAll()
@@ -216,19 +215,19 @@ public final class BlueZBackend: Backend {
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard s.args.count == 2, let path = s.args[0].string, let names = s.args[1].strings else { return }
             let removed = mirror.remove(path: path, names)
-            if removed.contains(BlueZTranslate.device), let id = deviceIDs.removeValue(forKey: path) {
+            if removed.contains(BlueZTranslate.device), let id = ingest.deviceIDs.removeValue(forKey: path) {
                 devicePaths.removeValue(forKey: id)
                 send(.peripheralRemoved(id))
             }
         case (BlueZTranslate.device, "Disconnected"):
             // Disconnected(s name, s message), BlueZ versions after the lab's 5.66. Connected
             // turns false right after it: the reason waits for that.
-            guard let id = deviceIDs[s.path], let name = s.args.first?.string else { return }
+            guard let id = ingest.deviceIDs[s.path], let name = s.args.first?.string else { return }
             disconnectReasons[id] = BlueZTranslate.disconnectReason(name, weAsked: localDisconnects.contains(id))
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
             let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
-            propertiesChangedCount += 1
+            ingest.propertiesChangedCount += 1
             // Advertising data (RSSI, ManufacturerData, ...) flows straight to the store as
             // events; the mirror keeps what later decisions need (link, GATT, adapter).
             // This is most of the signal traffic in a busy room.
@@ -242,66 +241,6 @@ public final class BlueZBackend: Backend {
         default:
             break
         }
-    }
-
-    /// The fast path for most of a busy room's traffic: a Device1 PropertiesChanged that
-    /// carries only RSSI and one company's ManufacturerData (what every advertising report
-    /// changes), read straight from the message's bytes (`DBusWireReader`) into one
-    /// `AdvertisingUpdate`, without a value tree, Strings, libdbus's iterator or the mirror
-    /// (which keeps nothing of advertising data). Anything else, or anything of an
-    /// unexpected type, returns false and takes the general path below (`signal`), which
-    /// reads the whole message and decides the same way for these two properties.
-    func advertisingChanged(_ s: DBusRawSignal) -> Bool {
-        // The signature settles the shape (s, a{sv}, as); only the variants need checking.
-        guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
-              s.hasSignature("sa{sv}as"), let id = deviceIDs.lookup(s.path) else { return false }
-        // A plain function, not a closure: a closure formed here would be main-actor
-        // isolated and check its executor on every call.
-        guard let change = s.withBody(Self.readAdvertising) else { return false }
-        propertiesChangedCount += 1
-        if change.changed { gathered.append(AdvertisingUpdate(id: id, rssi: change.rssi, company: change.company, data: change.data)) }
-        return true
-    }
-
-    struct AdvertisingChange {
-        var rssi: Int?
-        var company: UInt16 = 0
-        var data: ShortBytes?
-        /// False for a change that carries neither property (nothing to report).
-        var changed = false
-    }
-
-    /// The body of a Device1 PropertiesChanged (s, a{sv}, as) with only RSSI and
-    /// ManufacturerData (of one company) changed and nothing invalidated, or nil for
-    /// anything else.
-    nonisolated static func readAdvertising(_ w: inout DBusWireReader) -> AdvertisingChange? {
-        guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
-              let entriesEnd = w.array(elementAlignment: 8) else { return nil }
-        var c = AdvertisingChange()
-        while w.offset < entriesEnd {
-            guard w.align(8), let key = w.string(), let type = w.signature() else { return nil }
-            if DBusWireReader.same(key, "RSSI") {
-                guard DBusWireReader.same(type, "n"), let r = w.int16() else { return nil }
-                // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
-                c.rssi = r == 0 || r == 127 ? nil : Int(r)
-            } else if DBusWireReader.same(key, "ManufacturerData") {
-                guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
-                while w.offset < companiesEnd {
-                    // More than one company, or more than 32 bytes (both rare), take the general path.
-                    guard c.data == nil, w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
-                          let end = w.array(elementAlignment: 1), let raw = w.rawBytes(end - w.offset),
-                          let data = ShortBytes(raw) else { return nil }
-                    c.company = key
-                    c.data = data
-                }
-            } else {
-                return nil
-            }
-            c.changed = true
-        }
-        // Invalidated properties (RSSI when a scan stops) take the general path.
-        guard let invalidatedEnd = w.array(elementAlignment: 4), invalidatedEnd == w.offset, w.atEnd else { return nil }
-        return c
     }
 
     func interfacesAdded(_ path: String, _ names: [String]) {
@@ -318,7 +257,7 @@ public final class BlueZBackend: Backend {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 4 else { return nil }
         let devicePath = "/" + parts[0..<4].joined(separator: "/")
-        return deviceIDs[devicePath].map { ($0, devicePath) }
+        return ingest.deviceIDs[devicePath].map { ($0, devicePath) }
     }
 
     func deviceAppeared(_ path: String) {
@@ -326,7 +265,7 @@ public final class BlueZBackend: Backend {
               let address = props["Address"]?.string else { return }
         let id = PeripheralID(address)
         devicePaths[id] = path
-        deviceIDs[path] = id
+        ingest.deviceIDs[path] = id
         var report = BlueZTranslate.report(id: id, props)
         // BlueZ does not say whether a device is connectable; treat all as connectable.
         report.connectable = true
@@ -345,7 +284,7 @@ public final class BlueZBackend: Backend {
             // After bluetoothd (re)starts the adapter powers up a moment later: scan then.
             if changed["Powered"]?.bool == true, scanWanted, !scanning { startScan() }
         case BlueZTranslate.device:
-            guard let id = deviceIDs[path] else { return }
+            guard let id = ingest.deviceIDs[path] else { return }
             if changed.keys.contains(where: BlueZTranslate.advertisingProperties.contains) {
                 send(.advertisementReceived(BlueZTranslate.report(id: id, changed)))
             }
