@@ -77,6 +77,15 @@ enum BackendReducer {
         return beaconHeard(&s, report.id, address: report.address, rssi: report.rssi, at: at)
     }
 
+    /// `advertisingUpdate` when it can have no effects: the peripheral is listed and no
+    /// region is watched. Applies the update in place and returns true; otherwise does
+    /// nothing and returns false.
+    static func appliedInPlace(_ s: inout AppState, _ u: AdvertisingUpdate, at: Timestamp) -> Bool {
+        guard s.presence.regions.isEmpty, let i = s.peripherals.index(forKey: u.id) else { return false }
+        s.peripherals.values[i].apply(u, at: at)
+        return true
+    }
+
     /// Exactly `advertisementReceived(update.report)`; a peripheral already listed is
     /// updated in place, without making the report.
     static func advertisingUpdate(_ s: inout AppState, _ u: AdvertisingUpdate, at: Timestamp) -> [Effect] {

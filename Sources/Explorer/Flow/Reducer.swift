@@ -16,8 +16,13 @@ public enum Reducer {
     public static func reduce(_ s: inout AppState, updates: [AdvertisingUpdate], from next: inout Int,
                               at: Timestamp) -> [Effect] {
         while next < updates.endIndex {
-            let effects = reduce(&s, update: updates[next], at: at)
+            let u = updates[next]
             next += 1
+            if at > s.now { s.now = at }
+            // Most of a room's traffic changes a listed peripheral and can cause nothing:
+            // no empty list of effects is made (and released) for each.
+            if BackendReducer.appliedInPlace(&s, u, at: at) { continue }
+            let effects = BackendReducer.advertisingUpdate(&s, u, at: at)
             if !effects.isEmpty { return effects }
         }
         return []
