@@ -18,7 +18,7 @@ struct DevicePathIndex {
     private var byPath: [String: PeripheralID] = [:]
     /// Devices found fast: the address (48 bits) and, above it, 1 + the index of the
     /// adapter path before "/dev_…" in `adapters`.
-    private var fast: Set<UInt64> = []
+    private var fast: Set<FastKey> = []
     /// Adapter paths seen in device paths ("/org/bluez/hci0"; one or two), one after the
     /// other: reading them takes no reference-counted copy of each.
     private var adapterBytes: [UInt8] = []
@@ -87,7 +87,14 @@ struct DevicePathIndex {
         path.withUnsafeBufferPointer { adapterIndex($0.baseAddress!, $0.count) }
     }
 
-    static func key(_ address: UInt64, adapter: Int) -> UInt64 { address | UInt64(adapter + 1) << 48 }
+    static func key(_ address: UInt64, adapter: Int) -> FastKey { FastKey(bits: address | UInt64(adapter + 1) << 48) }
+
+    /// Hashed as an address is (`PeripheralID.mix`), not through a Hasher.
+    struct FastKey: Hashable {
+        let bits: UInt64
+        func hash(into hasher: inout Hasher) { hasher.combine(bits) }
+        func _rawHashValue(seed: Int) -> Int { PeripheralID.mix(bits, seed: seed) }
+    }
 
     /// "/dev_" and "XX_XX_XX_XX_XX_XX".
     static let tail = 5 + 17
