@@ -76,5 +76,4 @@ final class AdvertisingIngest {
         guard let invalidatedEnd = w.array(elementAlignment: 4), invalidatedEnd == w.offset, w.atEnd else { return nil }
         return c
     }
-
 }

@@ -191,4 +191,3 @@ enum DBusMarshal {
         return String(cString: p)
     }
 }
-

@@ -5,14 +5,15 @@ public enum Reducer {
     /// without making the action or the report (the store applies a batch's updates
     /// where they lie).
     public static func reduce(_ s: inout AppState, update: AdvertisingUpdate, at: Timestamp) -> [Effect] {
-        if at > s.now { s.now = at }
-        return BackendReducer.advertisingUpdate(&s, update, at: at)
+        var next = 0
+        return reduce(&s, updates: [update], from: &next, at: at)
     }
 
-    /// `reduce(_:update:at:)` for `updates[next...]` in order, up to and including the
-    /// first that has effects, which are returned (empty: all were applied). `next` is
-    /// left at the update after the last one applied. One call for a run of updates
-    /// that cause nothing else, so the caller need not reach its state for each.
+    /// `reduce(_:update:at:)` for `updates[next...]` in order (each update is reduced
+    /// here only), up to and including the first that has effects, which are returned
+    /// (empty: all were applied). `next` is left at the update after the last one
+    /// applied. One call for a run of updates that cause nothing else, so the caller need
+    /// not reach its state for each.
     public static func reduce(_ s: inout AppState, updates: [AdvertisingUpdate], from next: inout Int,
                               at: Timestamp) -> [Effect] {
         while next < updates.endIndex {

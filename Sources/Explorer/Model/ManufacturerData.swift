@@ -64,7 +64,7 @@ public struct ManufacturerData: Equatable, Sendable, Sequence, ExpressibleByDict
     public mutating func set(_ company: UInt16, _ data: ShortBytes) {
         if first != nil, company == firstCompany {
             first = data
-        } else if first == nil, rest.isEmpty || rest[company] == nil {
+        } else if first == nil, rest[company] == nil {
             firstCompany = company
             first = data
         } else {
