@@ -47,14 +47,9 @@ public struct ManufacturerData: Equatable, Sendable, Sequence, ExpressibleByDict
                 if first != nil, company == firstCompany { first = nil } else { rest[company] = nil }
                 return
             }
-            if first != nil, company == firstCompany {
-                if let short = ShortBytes(newValue) { first = short; return }
-                first = nil
-            } else if first == nil, rest[company] == nil, let short = ShortBytes(newValue) {
-                firstCompany = company
-                first = short
-                return
-            }
+            // Data that fits inline is placed as an advertisement's change places it.
+            if let short = ShortBytes(newValue) { set(company, short); return }
+            if first != nil, company == firstCompany { first = nil }
             rest[company] = newValue
         }
     }
