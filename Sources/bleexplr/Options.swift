@@ -70,9 +70,9 @@ See docs/actions.md for watch and monitor, with a kintone example.
 /// What the process does: the app, or one command without a screen.
 enum Verb {
     case app
-    case headless(HeadlessCommand)
+    /// A command without a screen; `messageFile`: where `notify --until --output` writes.
+    case command(Job, messageFile: String? = nil)
     case watch(WatchPlan)
-    case monitor(MonitorPlan)
     /// The app over a recording.
     case replay(ReplayPlan)
     /// A peripheral over BlueZ.
@@ -278,29 +278,29 @@ struct HeadlessVerb: VerbParser {
         switch name {
         case "scan":
             need(0, "scan [--duration S] [--json]")
-            return .headless(.scan(duration: duration ?? 5))
+            return .command(.scan(duration: duration ?? 5))
         case "services":
             need(1, "services ADDRESS [--json]")
-            return .headless(.services(address: parseAddress(rest[0])))
+            return .command(.services(address: parseAddress(rest[0])))
         case "read":
             need(2, "read ADDRESS UUID [--offset N] [--json]")
-            return .headless(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0))
+            return .command(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0))
         case "write":
             need(3, "write ADDRESS UUID VALUE [--without-response]")
             switch WriteValue.parse(rest[2]) {
             case let .success(bytes):
-                return .headless(.write(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), value: bytes,
-                                        withoutResponse: withoutResponse))
+                return .command(.write(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), value: bytes,
+                                       type: withoutResponse ? .command : .request))
             case let .failure(e): fail(e.message)
             }
         case "notify":
             need(2, "notify ADDRESS UUID [--count N] [--duration S] [--until EOM [--output FILE]] [--json]")
             if output != nil, until == nil { fail("--output goes with --until MARKER") }
-            return .headless(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
-                                     until: until, output: output))
+            return .command(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
+                                    until: until), messageFile: output)
         default:
             need(0, "bench-ingest   (the D-Bus signal-storm benchmark's consumer; see docs/bench.md)")
-            return .headless(.benchIngest)
+            return .command(.scanUntilNamed("BENCH-END"))
         }
     }
 }

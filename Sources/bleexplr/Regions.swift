@@ -40,10 +40,6 @@ struct RegionFlags {
     }
 }
 
-struct MonitorPlan {
-    var duration: Double?
-}
-
 struct MonitorVerb: VerbParser {
     var duration: Double?
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
@@ -55,7 +51,7 @@ struct MonitorVerb: VerbParser {
         guard rest.isEmpty else { fail("usage: bleexplr monitor --region NAME=UUID[:MAJOR[:MINOR]]... (see --help)") }
         guard !options.regions.regions.isEmpty || options.demo else { fail("monitor needs at least one --region NAME=UUID[:MAJOR[:MINOR]]") }
         options.regions.validate()
-        return .monitor(MonitorPlan(duration: duration))
+        return .command(.monitor(duration: duration))
     }
 }
 
@@ -83,65 +79,19 @@ func runRegionCommand(_ flags: RegionFlags, _ t: RegionTransition, loop: EventLo
     }
 }
 
-/// `monitor`: scans, and prints each region's enter and exit (JSON Lines with --json),
-/// running their commands. Runs until a signal or --duration.
+/// `monitor`: the job prints each region's enter and exit (JSON Lines with --json); here
+/// their commands are run. Runs until a signal or --duration.
 @MainActor
-final class Monitor {
-    let store: Store
-    let backend: Backend
-    let runner: EffectRunner
-    let loop: EventLoop
-    let flags: RegionFlags
-    let plan: MonitorPlan
-    let json: Bool
-
-    init(store: Store, backend: Backend, runner: EffectRunner, loop: EventLoop, flags: RegionFlags, plan: MonitorPlan, json: Bool) {
-        self.store = store; self.backend = backend; self.runner = runner; self.loop = loop
-        self.flags = flags; self.plan = plan; self.json = json
+func runMonitor(_ flags: RegionFlags, _ command: CommandRun, json: Bool, recordTo: String?) -> Int32 {
+    command.runner.onRegionChanged = { t in
+        runRegionCommand(flags, t, loop: command.loop) { message, problem in
+            fputs("bleexplr: \(message)\n", stderr)
+            command.store.send(.commandReported(message, problem: problem))
+        }
     }
-
-    func run(recordTo: String?) -> Int32 {
-        runner.onQuit = { [unowned self] in self.loop.stop() }
-        SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] _ in self.loop.stop() }
-        loop.beforeWait = { [unowned self] in self.runner.flush() }
-        runner.onRegionChanged = { [unowned self] t in
-            if self.json {
-                print(t.json)
-            } else {
-                let b = t.beacon.map { "  \($0.address) \($0.major)/\($0.minor) \($0.rssi.map { "\($0) dBm" } ?? "RSSI n/a")" } ?? ""
-                print("\(t.at.iso8601)  \(t.kind == .enter ? "enter" : "exit ")  \(TerminalSafe.text(t.region))\(b)")
-            }
-            fflush(stdout)
-            runRegionCommand(self.flags, t, loop: self.loop) { message, problem in
-                fputs("bleexplr: \(message)\n", stderr)
-                self.store.send(.commandReported(message, problem: problem))
-            }
-        }
-        backend.start(loop: loop) { [unowned self] event, at in
-            self.store.send(.backend(event, at: at))
-            if case let .scanFailed(error) = event { fputs("bleexplr: scan failed: \(error)\n", stderr) }
-        }
-        store.send(.appStarted(recordTo: recordTo))
-        var warned = 0
-        func tick() {
-            store.send(.tick(Timestamp.now()))
-            let unmeasured = store.state.presence.unmeasured
-            for address in unmeasured.dropFirst(warned) {
-                fputs("bleexplr: beacon \(address) is heard without an RSSI (the controller reports none, or the "
-                      + "kernel drops its reports under --rssi-floor): it cannot bring a region in\n", stderr)
-            }
-            warned = unmeasured.count
-            loop.schedule(after: 1) { tick() }
-        }
-        loop.schedule(after: 1) { tick() }
-        if let d = plan.duration { loop.schedule(after: d) { [unowned self] in self.loop.stop() } }
-        if !json {
-            let names = store.state.presence.regions.map { "\($0.region.name)=\($0.region.spec)" }.joined(separator: ", ")
-            fputs("bleexplr: monitoring \(names) (enter at \(flags.config.enterRSSI) dBm, exit below \(flags.config.exitRSSI) dBm for \(formatFixed(flags.config.exitAfter, 0)) s)\n", stderr)
-        }
-        loop.run()
-        backend.shutdown()
-        runner.finish()
-        return 0
+    if !json {
+        let names = command.store.state.presence.regions.map { "\($0.region.name)=\($0.region.spec)" }.joined(separator: ", ")
+        fputs("bleexplr: monitoring \(names) (enter at \(flags.config.enterRSSI) dBm, exit below \(flags.config.exitRSSI) dBm for \(formatFixed(flags.config.exitAfter, 0)) s)\n", stderr)
     }
+    return command.run(recordTo: recordTo, ticks: true)
 }

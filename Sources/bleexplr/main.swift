@@ -65,19 +65,30 @@ if let replay {
 }
 let regions = options.regions.regions.isEmpty && options.demo ? SimulatedBackend.demoRegions : options.regions.regions
 initial.presence = PresenceState(regions: regions, config: options.regions.config)
+switch options.verb {
+case let .command(job, _): initial.job = JobState(job: job)
+case let .watch(plan): initial.job = JobState(job: .watch(address: plan.address, uuid: plan.uuid, debounce: plan.debounce))
+case .app, .replay, .serve: break
+}
 let store = Store(state: initial)
-let runner = EffectRunner(store: store, backend: backend) { started in
+let runner = EffectRunner(store: store, backend: backend, loop: loop) { started in
     RecordingFormat.Header(started: started, backend: backend.kind,
                            adapter: bluez?.adapterPath.map { String($0.split(separator: "/").last ?? "") } ?? adapterName,
                            seed: options.demo ? options.seed : nil)
 }
 
 switch options.verb {
-case let .headless(command):
-    if command == .benchIngest, bluez == nil { fail("bench-ingest measures the BlueZ backend: run it without --demo") }
-    let headless = Headless(store: store, backend: backend, runner: runner, loop: loop, json: options.json, command: command)
-    headless.processedCount = { bluez?.propertiesChangedCount ?? 0 }
-    let code = headless.run(recordTo: options.record)
+case let .command(job, messageFile):
+    if case .scanUntilNamed = job, bluez == nil { fail("bench-ingest measures the BlueZ backend: run it without --demo") }
+    let command = CommandRun(store: store, backend: backend, runner: runner, loop: loop,
+                             printer: CommandPrinter(json: options.json, messageFile: messageFile))
+    command.processedCount = { bluez?.propertiesChangedCount ?? 0 }
+    let code: Int32
+    if case .monitor = job {
+        code = runMonitor(options.regions, command, json: options.json, recordTo: options.record)
+    } else {
+        code = command.run(recordTo: options.record)
+    }
     connection?.close()
     exit(code)
 case let .watch(plan):
@@ -88,14 +99,8 @@ case let .watch(plan):
     let queue: ActionQueue
     do { queue = try ActionQueue(path: plan.queuePath, capacity: plan.queueSize) } catch { fail(error.description) }
     let delivery = ActionDelivery(queue: queue, sender: makeSender(plan.target, loop: loop, secrets: secrets), loop: loop)
-    let watch = Watch(store: store, backend: backend, runner: runner, loop: loop, plan: plan, json: options.json, delivery: delivery)
-    let code = watch.run(recordTo: options.record)
-    connection?.close()
-    exit(code)
-case let .monitor(plan):
-    let monitor = Monitor(store: store, backend: backend, runner: runner, loop: loop, flags: options.regions, plan: plan,
-                          json: options.json)
-    let code = monitor.run(recordTo: options.record)
+    let command = CommandRun(store: store, backend: backend, runner: runner, loop: loop, printer: CommandPrinter(json: options.json))
+    let code = runWatch(plan, command, delivery: delivery, recordTo: options.record)
     connection?.close()
     exit(code)
 case .app, .replay, .serve:

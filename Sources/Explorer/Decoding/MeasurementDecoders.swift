@@ -4,19 +4,26 @@
 extension ValueDecoder {
     /// Temperature Measurement 0x2A1C (Health Thermometer): flags, FLOAT (IEEE 11073),
     /// optional time stamp, optional temperature type.
-    static func temperatureMeasurement(_ b: Bytes) -> String {
+    static func temperatureMeasurement(_ b: Bytes) -> DecodedValue {
         let what = "Temperature Measurement"
         guard let flags = b.first else { return malformed(what, b) }
         let hasTime = flags & 0x02 != 0, hasType = flags & 0x04 != 0
         guard b.count >= 5 + (hasTime ? 7 : 0) + (hasType ? 1 : 0) else { return malformed(what, b) }
-        var parts = [ValueFormat.float11073(le32(b, 1)) + (flags & 0x01 != 0 ? " °F" : " °C")]
+        let fahrenheit = flags & 0x01 != 0
+        let temperature = ValueFormat.float11073(le32(b, 1))
+        var parts = [temperature + (fahrenheit ? " °F" : " °C")]
+        var fields: [DecodedValue.Field] = [.init(fahrenheit ? "fahrenheit" : "celsius", Double(temperature).map { .number($0) } ?? .null)]
         var i = 5
         if hasTime {
             parts.append(dateTime(b, i))
+            fields.append(.init("time", .string(dateTime(b, i))))
             i += 7
         }
-        if hasType { parts.append(temperatureType(b[i])) }
-        return parts.joined(separator: ", ")
+        if hasType {
+            parts.append(temperatureType(b[i]))
+            fields.append(.init("type", .string(temperatureType(b[i]))))
+        }
+        return DecodedValue(parts.joined(separator: ", "), fields)
     }
 
     /// Temperature Type 0x2A1D: where on the body.
@@ -34,68 +41,88 @@ extension ValueDecoder {
     }
 
     /// Current Time 0x2A2B: Exact Time 256 (Day Date Time and 1/256 s) and the adjust reason.
-    static func currentTime(_ b: Bytes) -> String {
+    static func currentTime(_ b: Bytes) -> DecodedValue {
         guard b.count == 10 else { return malformed("Current Time", b) }
         let days = ["", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-        var out = dateTime(b, 0) + "." + pad(Int(b[8]) * 1000 / 256, 3)
-        if b[7] != 0 { out += " " + (Int(b[7]) < days.count ? days[Int(b[7])] : "day \(b[7])?") }
+        let time = dateTime(b, 0) + "." + pad(Int(b[8]) * 1000 / 256, 3)
+        var out = time
+        var fields: [DecodedValue.Field] = [.init("time", .string(time))]
+        if b[7] != 0 {
+            let day = Int(b[7]) < days.count ? days[Int(b[7])] : "day \(b[7])?"
+            out += " " + day
+            fields.append(.init("weekday", .string(day)))
+        }
         let reasons = ["manual update", "external reference", "time zone change", "DST change"]
         let set = reasons.enumerated().filter { b[9] & (1 << $0.offset) != 0 }.map(\.element)
         if !set.isEmpty { out += ", adjusted: " + set.joined(separator: ", ") }
-        return out
+        fields.append(.init("adjusted", .array(set.map { .string($0) })))
+        return DecodedValue(out, fields)
     }
 
     /// CSC Measurement 0x2A5B: cumulative wheel revolutions (u32) and crank revolutions
     /// (u16), each with the time of the last event in 1/1024 s. Speed and cadence are the
     /// differences between two notifications.
-    static func cscMeasurement(_ b: Bytes) -> String {
+    static func cscMeasurement(_ b: Bytes) -> DecodedValue {
         let what = "CSC Measurement"
         guard let flags = b.first else { return malformed(what, b) }
         let wheel = flags & 0x01 != 0, crank = flags & 0x02 != 0
         guard b.count >= 1 + (wheel ? 6 : 0) + (crank ? 4 : 0) else { return malformed(what, b) }
         var parts: [String] = []
+        var fields: [DecodedValue.Field] = []
         var i = 1
         if wheel {
-            parts.append("wheel \(le32(b, i)) revs @ \(formatFixed(Double(le16(b, i + 4)) / 1024, 3)) s")
+            let time = Double(le16(b, i + 4)) / 1024
+            parts.append("wheel \(le32(b, i)) revs @ \(formatFixed(time, 3)) s")
+            fields += [.init("wheelRevolutions", .number(Double(le32(b, i)))), .init("wheelEventTime", .rounded(time, 3))]
             i += 6
         }
         if crank {
-            parts.append("crank \(le16(b, i)) revs @ \(formatFixed(Double(le16(b, i + 2)) / 1024, 3)) s")
+            let time = Double(le16(b, i + 2)) / 1024
+            parts.append("crank \(le16(b, i)) revs @ \(formatFixed(time, 3)) s")
+            fields += [.init("crankRevolutions", .number(Double(le16(b, i)))), .init("crankEventTime", .rounded(time, 3))]
         }
-        return parts.isEmpty ? "no data" : parts.joined(separator: ", ")
+        return DecodedValue(parts.isEmpty ? "no data" : parts.joined(separator: ", "), fields)
     }
 
     /// RSC Measurement 0x2A53: speed (1/256 m/s), cadence (/min), optional stride length
     /// (cm) and total distance (dm), walking or running.
-    static func rscMeasurement(_ b: Bytes) -> String {
+    static func rscMeasurement(_ b: Bytes) -> DecodedValue {
         let what = "RSC Measurement"
         guard let flags = b.first else { return malformed(what, b) }
         let stride = flags & 0x01 != 0, distance = flags & 0x02 != 0
         guard b.count >= 4 + (stride ? 2 : 0) + (distance ? 4 : 0) else { return malformed(what, b) }
         let speed = Double(le16(b, 1)) / 256
-        var parts = [flags & 0x04 != 0 ? "running" : "walking",
+        let running = flags & 0x04 != 0
+        var parts = [running ? "running" : "walking",
                      "\(formatFixed(speed, 2)) m/s (\(formatFixed(speed * 3.6, 1)) km/h)", "\(b[3]) steps/min"]
+        var fields: [DecodedValue.Field] = [.init("running", .bool(running)), .init("speedMps", .rounded(speed, 2)),
+                                            .init("cadence", .number(Double(b[3])))]
         var i = 4
         if stride {
             parts.append("stride \(formatFixed(Double(le16(b, i)) / 100, 2)) m")
+            fields.append(.init("strideM", .rounded(Double(le16(b, i)) / 100, 2)))
             i += 2
         }
-        if distance { parts.append("total \(formatFixed(Double(le32(b, i)) / 10, 1)) m") }
-        return parts.joined(separator: ", ")
+        if distance {
+            parts.append("total \(formatFixed(Double(le32(b, i)) / 10, 1)) m")
+            fields.append(.init("distanceM", .rounded(Double(le32(b, i)) / 10, 1)))
+        }
+        return DecodedValue(parts.joined(separator: ", "), fields)
     }
 
     /// Pressure 0x2A6D: u32 in 0.1 Pa.
-    static func pressure(_ b: Bytes) -> String {
+    static func pressure(_ b: Bytes) -> DecodedValue {
         guard b.count == 4 else { return malformed("Pressure", b) }
         let pa = Double(le32(b, 0)) / 10
-        return "\(formatFixed(pa, 1)) Pa (\(formatFixed(pa / 100, 2)) hPa)"
+        return DecodedValue("\(formatFixed(pa, 1)) Pa (\(formatFixed(pa / 100, 2)) hPa)", [.init("pascal", .rounded(pa, 1))])
     }
 
     /// Appearance 0x2A01: u16, named from the assigned-numbers table.
-    static func appearance(_ b: Bytes) -> String {
+    static func appearance(_ b: Bytes) -> DecodedValue {
         guard b.count == 2 else { return malformed("Appearance", b) }
         let v = le16(b, 0)
-        return (AssignedNumbers.appearanceName(v) ?? "Unknown appearance") + " (0x\(hex4(v).uppercased()))"
+        let name = AssignedNumbers.appearanceName(v) ?? "Unknown appearance"
+        return DecodedValue(name + " (0x\(hex4(v).uppercased()))", [.init("appearance", .string(name)), .init("raw", .number(Double(v)))])
     }
 
     static func pad(_ n: Int, _ width: Int) -> String {

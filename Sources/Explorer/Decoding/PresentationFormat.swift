@@ -78,6 +78,20 @@ public struct PresentationFormat: Equatable, Sendable {
         }
     }
 
+    /// `render` with the number and unit as fields for programs.
+    public func decodedValue(_ b: Bytes) -> DecodedValue? {
+        guard let text = render(b) else { return nil }
+        if text.hasPrefix("malformed ") { return DecodedValue(text, malformed: true) }
+        if format == 0x19 { return DecodedValue(text, [.init("text", .string(String(decoding: b, as: UTF8.self)))]) }
+        if format == 0x01 { return DecodedValue(text, [.init("value", .bool(b[0] & 1 == 1))]) }
+        var fields: [DecodedValue.Field] = [.init("value", number(b).map { .number($0) } ?? .string(text))]
+        if unit != 0x2700, let name = AssignedNumbers.unitName(unit) {
+            fields.append(.init("unit", .string(name)))
+            if let symbol = AssignedNumbers.unitSymbol(unit), !symbol.isEmpty { fields.append(.init("symbol", .string(symbol))) }
+        }
+        return DecodedValue(text, fields)
+    }
+
     /// The number, for sparklines.
     public func number(_ b: Bytes) -> Double? {
         guard let size = Self.formats[format]?.size, size > 0, b.count == size else { return nil }

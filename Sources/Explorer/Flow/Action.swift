@@ -51,6 +51,10 @@ public enum Action: Equatable, Sendable {
     case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.
     case appStarted(recordTo: String?)
+    /// A command's timer ran out (set by `Effect.startTimer`).
+    case jobTimerFired(JobTimer)
+    /// SIGINT, SIGTERM or SIGHUP to a command: it leaves as it would when done.
+    case interrupted
     // The world
     case backend(BackendEvent, at: Timestamp)
     case tick(Timestamp)
@@ -83,5 +87,12 @@ public enum Effect: Equatable, Sendable {
     case fireAction(CharacteristicID, FiredEvent)
     /// Pause, speed or seek the replay backend.
     case replay(ReplayControl)
+    /// A command's result or message to print.
+    case output(CommandOutput)
+    /// Fire `.jobTimerFired(timer)` after this many seconds (replacing one already set).
+    case startTimer(JobTimer, after: Double)
+    case cancelTimer(JobTimer)
+    /// The command is done: exit with this status.
+    case finish(exitCode: Int32)
     case quit
 }

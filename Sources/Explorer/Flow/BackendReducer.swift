@@ -28,15 +28,11 @@ enum BackendReducer {
         case let .connected(id):
             ConnectionReducer.linkUp(&s, id)
         case let .servicesResolved(id, services, mtu):
-            ConnectionReducer.servicesResolved(&s, id, services, mtu: mtu)
-            // Labels and formats come from descriptors: read them once, as nRF Connect does.
-            return services.flatMap(\.characteristics).flatMap(\.descriptors)
-                .filter { $0.uuid == "2901" || $0.uuid == "2904" }
-                .map { .backend(.readDescriptor(id, $0.id)) }
-        case let .descriptorRead(did, .success(bytes)):
-            s.descriptorValues[did] = Array(bytes.prefix(512))
-        case .descriptorRead(_, .failure):
-            break   // an unreadable descriptor only costs its label; the recording keeps the error
+            return ConnectionReducer.servicesResolved(&s, id, services, mtu: mtu)
+        case let .descriptorRead(did, result):
+            // An unreadable descriptor only costs its label; the recording keeps the error.
+            if case let .success(bytes) = result { s.descriptorValues[did] = Array(bytes.prefix(512)) }
+            ConnectionReducer.descriptorRead(&s, did)
         case let .connectFailed(id, error):
             ConnectionReducer.connectFailed(&s, id, error)
         case let .disconnected(id, reason):

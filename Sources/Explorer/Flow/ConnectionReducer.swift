@@ -7,7 +7,7 @@ enum ConnectionReducer {
         case .connected:
             s.route = .device(id)
             return []
-        case .connecting, .resolvingServices, .disconnecting:
+        case .connecting, .resolvingServices, .readingDescriptors, .disconnecting:
             return []
         case .disconnected, .failed:
             guard p.connectable else {
@@ -27,7 +27,7 @@ enum ConnectionReducer {
         switch p.connection {
         case .disconnected, .failed, .disconnecting:
             return []
-        case .connecting, .resolvingServices, .connected:
+        case .connecting, .resolvingServices, .readingDescriptors, .connected:
             p.connection = .disconnecting
             s.peripherals[id] = p
             return [.backend(.disconnect(id))]
@@ -49,13 +49,41 @@ enum ConnectionReducer {
         if s.pendingConnection == id { s.alert = Alert(.info, "Resolving services of \(p.displayName)…", at: s.now) }
     }
 
-    static func servicesResolved(_ s: inout AppState, _ id: PeripheralID, _ services: [GATTService], mtu: Int?) {
-        guard var p = s.peripherals[id] else { return }
+    /// Services are known. Their labels (0x2901) and formats (0x2904) are read before the
+    /// peripheral counts as ready, as nRF Connect does, so that every mode shows a value
+    /// the same way from the first one on.
+    static func servicesResolved(_ s: inout AppState, _ id: PeripheralID, _ services: [GATTService], mtu: Int?) -> [Effect] {
+        guard var p = s.peripherals[id] else { return [] }
         p.services = services
         p.mtu = mtu
-        if p.connection != .disconnecting { p.connection = .connected }
+        let owed = services.flatMap(\.characteristics).flatMap(\.descriptors)
+            .filter { $0.uuid == "2901" || $0.uuid == "2904" }
+        if p.connection != .disconnecting { p.connection = owed.isEmpty ? .connected : .readingDescriptors }
         s.peripherals[id] = p
-        guard s.pendingConnection == id else { return }
+        guard !owed.isEmpty else {
+            ready(&s, id)
+            return []
+        }
+        s.descriptorReads[id] = Set(owed.map(\.id))
+        if s.pendingConnection == id { s.alert = Alert(.info, "Reading descriptors of \(p.displayName)…", at: s.now) }
+        return owed.map { .backend(.readDescriptor(id, $0.id)) }
+    }
+
+    /// A descriptor read came back (or failed: an unreadable descriptor only costs its
+    /// label). The last one owed makes its peripheral ready.
+    static func descriptorRead(_ s: inout AppState, _ did: AttributeID) {
+        guard let id = s.descriptorReads.first(where: { $0.value.contains(did) })?.key else { return }
+        s.descriptorReads[id]?.remove(did)
+        guard s.descriptorReads[id]?.isEmpty == true else { return }
+        s.descriptorReads[id] = nil
+        if s.peripherals[id]?.connection == .readingDescriptors { s.peripherals[id]?.connection = .connected }
+        ready(&s, id)
+    }
+
+    /// Connected, services resolved, descriptors read: the device screen opens by itself
+    /// when the user asked for this connection.
+    static func ready(_ s: inout AppState, _ id: PeripheralID) {
+        guard s.pendingConnection == id, let p = s.peripherals[id] else { return }
         s.pendingConnection = nil
         s.route = .device(id)
         s.device = DeviceScreenState(cursor: DeviceTree.rows(p, collapsed: []).first?.id)
@@ -74,6 +102,7 @@ enum ConnectionReducer {
         guard var p = s.peripherals[id] else { return }
         p.connection = .disconnected
         s.peripherals[id] = p
+        s.descriptorReads[id] = nil
         if s.pendingConnection == id { s.pendingConnection = nil }
         for c in p.services?.flatMap(\.characteristics) ?? [] { s.subscriptions.remove(c.id) }
         let message = "\(p.displayName) disconnected: \(reason)"

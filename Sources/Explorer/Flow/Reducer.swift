@@ -29,12 +29,22 @@ public enum Reducer {
         return []
     }
 
+    /// The app's reduction, then the command's (if this process runs one), which sees
+    /// what the app asked for.
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
+        let effects = reduceApp(&s, action)
+        guard s.job != nil else { return effects }
+        return effects + JobReducer.reduce(&s, action, effects)
+    }
+
+    static func reduceApp(_ s: inout AppState, _ action: Action) -> [Effect] {
         switch action {
         case .appStarted(let path):
             var effects: [Effect] = s.scanWanted ? [.backend(.startScan)] : []
             if let path { effects.append(.startRecording(path: path)) }
             return effects
+        case .jobTimerFired, .interrupted:
+            return []   // the command's own (JobReducer)
         case .cursorMoved(let move):
             moveCursor(&s, move)
             return []

@@ -101,6 +101,8 @@ public struct AppState: Equatable, Sendable {
     public var subscriptions: Set<CharacteristicID> = []
     /// Descriptor values read (user descriptions 0x2901, presentation formats 0x2904).
     public var descriptorValues: [AttributeID: Bytes] = [:]
+    /// Descriptor reads still owed before a connected peripheral is ready.
+    public var descriptorReads: [PeripheralID: Set<AttributeID>] = [:]
     /// Display format chosen per characteristic (`f`); decoded when not chosen.
     public var valueFormats: [CharacteristicID: ValueFormat] = [:]
     /// Characteristics shown as reassembled messages (`m`), with their assembly so far.
@@ -121,6 +123,8 @@ public struct AppState: Equatable, Sendable {
     public var rssiFilterOn = false
     /// When the current scan started (the adapter began discovering).
     public var scanStartedAt: Timestamp?
+    /// The command this process runs without a screen, and how far it got (nil: the app).
+    public var job: JobState?
     /// iBeacon regions (`--region`) and whether each is inside.
     public var presence = PresenceState()
     /// Actions attached with `a`, fired on each notification of their characteristic.
@@ -153,7 +157,7 @@ public struct AppState: Equatable, Sendable {
     /// The default meaning of a value: the device's own presentation format when it gave
     /// one that covers the value, else the decoder for its UUID.
     public func decoded(_ c: GATTCharacteristic, _ b: Bytes) -> String? {
-        presentationFormat(c)?.render(b) ?? ValueDecoder.decode(c.uuid, b)
+        decodedValue(c, b)?.text
     }
 
     /// The number a value carries, for sparklines, by the same rule as `decoded`.

@@ -2,13 +2,16 @@ public enum ConnectionState: Equatable, Sendable {
     case disconnected
     case connecting(attempt: Int)
     case resolvingServices
+    /// Services are known; their 0x2901 labels and 0x2904 formats are being read.
+    case readingDescriptors
+    /// Ready: services resolved and their descriptors read.
     case connected
     case disconnecting
     case failed(reason: String)
 
     public var isLinkUp: Bool {
         switch self {
-        case .resolvingServices, .connected, .disconnecting: return true
+        case .resolvingServices, .readingDescriptors, .connected, .disconnecting: return true
         case .disconnected, .connecting, .failed: return false
         }
     }
@@ -18,6 +21,7 @@ public enum ConnectionState: Equatable, Sendable {
         case .disconnected: return "disconnected"
         case let .connecting(attempt): return attempt > 1 ? "connecting (attempt \(attempt))" : "connecting"
         case .resolvingServices: return "resolving services"
+        case .readingDescriptors: return "reading descriptors"
         case .connected: return "connected"
         case .disconnecting: return "disconnecting"
         case let .failed(reason): return "failed: \(reason)"

@@ -22,10 +22,17 @@ public final class EffectRunner {
     public var onFireAction: (@MainActor (CharacteristicID, FiredEvent) -> Void)?
     /// The replay backend's controls (nil for live backends).
     public var onReplayControl: (@MainActor (ReplayControl) -> Void)?
+    /// A command's output to print, and its end (the executable writes and exits).
+    public var onOutput: (@MainActor (CommandOutput) -> Void)?
+    public var onFinish: (@MainActor (Int32) -> Void)?
+    /// Where a command's timers run.
+    private let loop: EventLoop?
+    private var timers: [JobTimer: EventLoop.TimerID] = [:]
 
-    public init(store: Store, backend: Backend, header: @escaping (Timestamp) -> RecordingFormat.Header) {
+    public init(store: Store, backend: Backend, loop: EventLoop? = nil, header: @escaping (Timestamp) -> RecordingFormat.Header) {
         self.store = store
         self.backend = backend
+        self.loop = loop
         self.header = header
         store.effectHandler = { [unowned self] in self.run($0) }
     }
@@ -60,6 +67,19 @@ public final class EffectRunner {
             onFireAction?(cid, event)
         case let .replay(control):
             onReplayControl?(control)
+        case let .output(output):
+            onOutput?(output)
+        case let .startTimer(timer, seconds):
+            guard let loop else { return }
+            if let old = timers[timer] { loop.cancel(old) }
+            timers[timer] = loop.schedule(after: seconds) { [unowned self] in
+                self.timers[timer] = nil
+                self.store.send(.jobTimerFired(timer))
+            }
+        case let .cancelTimer(timer):
+            if let old = timers.removeValue(forKey: timer) { loop?.cancel(old) }
+        case let .finish(code):
+            onFinish?(code)
         case .quit:
             onQuit?()
         }

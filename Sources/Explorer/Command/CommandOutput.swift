@@ -1,0 +1,115 @@
+/// What a command says, as data: the job reducer decides it from the state, the
+/// `CommandPrinter` turns it into text or JSON Lines (docs/output.md), the executable
+/// writes it. The same value reads the same here as on the app's screens: the name is
+/// the device's 0x2901 label or the SIG name, `decoded` follows its 0x2904 format.
+public enum CommandOutput: Equatable, Sendable {
+    /// `scan --duration`: the devices heard, in the scan list's order.
+    case devices([Peripheral])
+    case services(ServicesReport)
+    /// A value read or notified.
+    case value(ValueReport)
+    case wrote(WriteReport)
+    /// `notify --until`: the joined message.
+    case message(MessageReport)
+    /// `watch`'s running commentary: start, subscribed, link, error, hook.
+    case watch(event: String, message: String, seq: Int?)
+    /// `monitor`: a region entered or left.
+    case region(RegionTransition)
+    /// Why the command failed (stderr; exit status 1).
+    case failure(String)
+    /// Something the user should know that is not a result (stderr).
+    case warning(String)
+    /// `bench-ingest`: the marker device appeared.
+    case benchEnd
+}
+
+public struct ValueReport: Equatable, Sendable {
+    public var at: Timestamp
+    public var address: String
+    public var uuid: BLEUUID
+    /// The device's own label (0x2901), else the SIG name.
+    public var name: String?
+    public var origin: ValueOrigin
+    /// Read from this offset on (a tail is not decoded).
+    public var offset: UInt16
+    public var bytes: Bytes
+    /// The meaning, as the app shows it.
+    public var decoded: DecodedValue?
+
+    public init(at: Timestamp, address: String, uuid: BLEUUID, name: String?, origin: ValueOrigin, offset: UInt16 = 0,
+                bytes: Bytes, decoded: DecodedValue?) {
+        self.at = at; self.address = address; self.uuid = uuid; self.name = name; self.origin = origin
+        self.offset = offset; self.bytes = bytes; self.decoded = decoded
+    }
+}
+
+public struct WriteReport: Equatable, Sendable {
+    public var at: Timestamp
+    public var address: String
+    public var uuid: BLEUUID
+    public var bytes: Bytes
+    public var type: WriteType
+}
+
+public struct MessageReport: Equatable, Sendable {
+    public var address: String
+    public var uuid: BLEUUID
+    public var bytes: Bytes
+    public var chunks: Int
+    public var seconds: Double
+    public var kbitPerSecond: Double { Double(bytes.count) * 8 / 1000 / max(0.001, seconds) }
+}
+
+/// A device's GATT database with what its descriptors said.
+public struct ServicesReport: Equatable, Sendable {
+    public struct Characteristic: Equatable, Sendable {
+        public var characteristic: GATTCharacteristic
+        /// 0x2901, else the SIG name.
+        public var name: String?
+        public var userDescription: String?
+        public var presentationFormat: PresentationFormat?
+    }
+    public struct Service: Equatable, Sendable {
+        public var service: GATTService
+        public var characteristics: [Characteristic]
+    }
+    public var address: String
+    public var mtu: Int?
+    public var services: [Service]
+}
+
+extension AppState {
+    /// What a characteristic is called here: its 0x2901 label, else the SIG name.
+    public func name(_ c: GATTCharacteristic) -> String? {
+        userDescription(c) ?? AssignedNumbers.characteristicName(c.uuid)
+    }
+
+    /// The meaning of a value by the rule the screens use: the device's 0x2904 format when
+    /// it covers the value, else the decoder for its UUID.
+    public func decodedValue(_ c: GATTCharacteristic, _ b: Bytes) -> DecodedValue? {
+        presentationFormat(c)?.decodedValue(b) ?? ValueDecoder.value(c.uuid, b)
+    }
+
+    public func valueReport(_ p: Peripheral, _ c: GATTCharacteristic, _ bytes: Bytes, at: Timestamp,
+                            origin: ValueOrigin, offset: UInt16 = 0) -> ValueReport {
+        ValueReport(at: at, address: p.address, uuid: c.uuid, name: name(c), origin: origin, offset: offset, bytes: bytes,
+                    decoded: offset > 0 ? nil : decodedValue(c, bytes))
+    }
+
+    public func servicesReport(_ p: Peripheral) -> ServicesReport {
+        ServicesReport(address: p.address, mtu: p.mtu, services: (p.services ?? []).map { s in
+            .init(service: s, characteristics: s.characteristics.map { c in
+                .init(characteristic: c, name: name(c), userDescription: userDescription(c),
+                      presentationFormat: presentationFormat(c))
+            })
+        })
+    }
+
+    /// A notification as a hook sees it (`watch`, `a`): named and decoded as shown.
+    public func firedEvent(at: Timestamp, address: String, _ c: GATTCharacteristic, _ bytes: Bytes) -> FiredEvent {
+        var e = FiredEvent(at: at, address: address, uuid: c.uuid, bytes: bytes)
+        e.name = name(c)
+        e.decoded = decodedValue(c, bytes)?.text
+        return e
+    }
+}

@@ -1,0 +1,149 @@
+/// Turns a command's output into lines: text for people (device text made harmless), or
+/// JSON Lines for programs, each line an object that docs/output.schema.json describes.
+/// Pure: the executable writes what it returns.
+public struct CommandPrinter: Sendable {
+    public enum Stream: Sendable { case stdout, stderr }
+    public struct Line: Equatable, Sendable {
+        public var stream: Stream
+        public var text: String
+    }
+
+    public var json: Bool
+    /// `notify --until --output FILE`: the message went to this file, not to stdout.
+    public var messageFile: String?
+
+    public init(json: Bool, messageFile: String? = nil) { self.json = json; self.messageFile = messageFile }
+
+    /// `now`: the time of lines that carry none of their own (watch's commentary).
+    public func lines(_ output: CommandOutput, now: Timestamp) -> [Line] {
+        switch output {
+        case let .devices(peripherals):
+            return peripherals.map { out(json ? Self.deviceJSON($0) : Self.deviceText($0)) }
+        case let .services(report):
+            return json ? report.services.map { out(Self.serviceJSON($0)) } : Self.servicesText(report).map(out)
+        case let .value(v):
+            return [out(json ? Self.valueJSON(v) : TerminalSafe.text(hex(v.bytes) + (v.decoded.map { "  " + $0.text } ?? "")))]
+        case let .wrote(w):
+            guard json else { return [out("wrote \(w.bytes.count) byte\(w.bytes.count == 1 ? "" : "s")")] }
+            var j = JSONLine()
+            j.string("t", w.at.iso8601); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
+            j.string("hex", hex(w.bytes, separator: "")); j.string("writeType", w.type.rawValue)
+            return [out(j.finish())]
+        case let .message(m):
+            return messageLines(m)
+        case let .watch(event, message, seq):
+            guard json else { return [out("\(now.clockTime)  \(TerminalSafe.text(message))")] }
+            var j = JSONLine()
+            j.string("t", now.iso8601); j.string("event", event); j.int("seq", seq); j.string("message", message)
+            return [out(j.finish())]
+        case let .region(t):
+            if json { return [out(t.json)] }
+            let b = t.beacon.map { "  \($0.address) \($0.major)/\($0.minor) \($0.rssi.map { "\($0) dBm" } ?? "RSSI n/a")" } ?? ""
+            return [out("\(t.at.iso8601)  \(t.kind == .enter ? "enter" : "exit ")  \(TerminalSafe.text(t.region))\(b)")]
+        case let .failure(message), let .warning(message):
+            return [Line(stream: .stderr, text: "bleexplr: " + TerminalSafe.text(message))]
+        case .benchEnd:
+            return []   // the executable prints it, with its CPU time
+        }
+    }
+
+    func out(_ text: String) -> Line { Line(stream: .stdout, text: text) }
+
+    // MARK: Values
+
+    static func valueJSON(_ v: ValueReport) -> String {
+        var j = JSONLine()
+        j.string("t", v.at.iso8601); j.string("address", v.address); j.string("uuid", v.uuid.canonical)
+        j.string("name", v.name)
+        j.string("origin", v.origin.rawValue)
+        if v.offset > 0 { j.int("offset", Int(v.offset)) }
+        j.string("hex", hex(v.bytes, separator: ""))
+        if let d = v.decoded {
+            j.string("decoded", d.text)
+            if d.malformed { j.bool("malformed", true) } else if !d.fields.isEmpty { j.raw("value", d.fieldsJSON) }
+        }
+        return j.finish()
+    }
+
+    func messageLines(_ m: MessageReport) -> [Line] {
+        let seconds = (m.seconds * 1000).rounded() / 1000, rate = (m.kbitPerSecond * 10).rounded() / 10
+        if json {
+            var j = JSONLine()
+            j.string("event", "message"); j.string("address", m.address); j.string("uuid", m.uuid.canonical)
+            j.int("bytes", m.bytes.count); j.int("chunks", m.chunks)
+            j.raw("seconds", JSONValue.number(seconds).serialized); j.raw("kbitPerSecond", JSONValue.number(rate).serialized)
+            if messageFile == nil { j.string("hex", hex(m.bytes, separator: "")) }
+            j.string("output", messageFile)
+            return [out(j.finish())]
+        }
+        var lines: [Line] = []
+        if messageFile == nil { lines.append(out(TerminalSafe.text(String(decoding: m.bytes, as: UTF8.self)))) }
+        let to = messageFile.map { " to \($0)" } ?? ""
+        lines.append(Line(stream: .stderr, text: "\(m.bytes.count) bytes in \(m.chunks) notifications\(to), \(seconds) s, \(rate) kbit/s"))
+        return lines
+    }
+
+    // MARK: Devices and services
+
+    static func deviceJSON(_ p: Peripheral) -> String {
+        var j = JSONLine()
+        j.string("address", p.address); j.string("name", p.name); j.int("rssi", p.rssi)
+        j.bool("connectable", p.connectable)
+        j.strings("serviceUUIDs", p.advertisement.serviceUUIDs.map(\.canonical))
+        j.stringMap("manufacturerData", p.advertisement.manufacturerData.keys.sorted().map {
+            (RecordingFormat.companyKey($0), hex(p.advertisement.manufacturerData[$0]!, separator: ""))
+        })
+        j.string("beacon", p.advertisement.beacon?.summary)
+        j.string("lastSeen", p.lastSeen.iso8601)
+        return j.finish()
+    }
+
+    static func deviceText(_ p: Peripheral) -> String {
+        let rssi = p.rssi.map { String($0) } ?? "?"
+        var line = "\(p.address)  \(rssi) dBm  \(p.name ?? "(unnamed)")"
+        if let b = p.advertisement.beacon { line += "  " + b.summary }
+        return TerminalSafe.text(line)
+    }
+
+    static func serviceJSON(_ s: ServicesReport.Service) -> String {
+        var j = JSONLine()
+        j.string("uuid", s.service.uuid.canonical)
+        j.string("name", AssignedNumbers.serviceName(s.service.uuid))
+        j.string("path", s.service.id.path)
+        j.bool("primary", s.service.isPrimary)
+        j.raw("characteristics", JSONLine.array(s.characteristics.map { c in
+            var cj = JSONLine()
+            cj.string("uuid", c.characteristic.uuid.canonical)
+            cj.string("name", c.name)
+            cj.string("path", c.characteristic.id.path)
+            cj.strings("properties", c.characteristic.properties.flagNames)
+            cj.string("userDescription", c.userDescription)
+            if let f = c.presentationFormat {
+                var fj = JSONLine()
+                fj.string("format", f.formatName); fj.int("exponent", Int(f.exponent))
+                fj.string("unit", AssignedNumbers.unitName(f.unit)); fj.string("unitUUID", hex4(f.unit).uppercased())
+                cj.raw("presentationFormat", fj.finish())
+            }
+            cj.raw("descriptors", JSONLine.array(c.characteristic.descriptors.map { d in
+                var dj = JSONLine()
+                dj.string("uuid", d.uuid.canonical); dj.string("name", AssignedNumbers.descriptorName(d.uuid)); dj.string("path", d.id.path)
+                return dj.finish()
+            }))
+            return cj.finish()
+        }))
+        return j.finish()
+    }
+
+    static func servicesText(_ r: ServicesReport) -> [String] {
+        var lines: [String] = []
+        for s in r.services {
+            lines.append("\(s.service.uuid)  \(AssignedNumbers.serviceName(s.service.uuid) ?? "Unknown Service")")
+            for c in s.characteristics {
+                var line = "  \(c.characteristic.uuid)  \(c.name ?? "")  [\(c.characteristic.properties.flagNames.joined(separator: ", "))]"
+                if let f = c.presentationFormat { line += "  (\(f.summary))" }
+                lines.append(TerminalSafe.text(line))
+            }
+        }
+        return lines
+    }
+}

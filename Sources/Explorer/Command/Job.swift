@@ -1,0 +1,100 @@
+/// What a command without a screen was asked to do, from its command line. The app runs
+/// none; `scan`, `services`, `read`, `write`, `notify`, `watch`, `monitor` and
+/// `bench-ingest` each run one, on the same store and reducer as the app.
+public enum Job: Equatable, Sendable {
+    /// List what is heard for `duration` seconds.
+    case scan(duration: Double)
+    case services(address: String)
+    /// `offset`: read from there on (0: the whole value).
+    case read(address: String, uuid: BLEUUID, offset: UInt16)
+    case write(address: String, uuid: BLEUUID, value: Bytes, type: WriteType)
+    /// Print notifications: `count` of them, for `duration` seconds, or (`until`) join
+    /// them up to this end marker and print the whole message.
+    case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?, until: Bytes?)
+    /// Keep a subscription alive across link loss and fire the hook for each notification
+    /// (no more often than `debounce` seconds).
+    case watch(address: String, uuid: BLEUUID, debounce: Double)
+    /// Print iBeacon regions entered and left, for `duration` seconds or until stopped.
+    case monitor(duration: Double?)
+    /// Scan until a device with this name appears (the signal-storm benchmark's marker).
+    case scanUntilNamed(String)
+
+    /// The device the job works on, as typed (upper case).
+    public var address: String? {
+        switch self {
+        case .scan, .monitor, .scanUntilNamed: return nil
+        case let .services(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _), let .watch(a, _, _):
+            return a
+        }
+    }
+
+    public var uuid: BLEUUID? {
+        switch self {
+        case .scan, .monitor, .scanUntilNamed, .services: return nil
+        case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _): return u
+        }
+    }
+
+    /// Runs until stopped: a signal ending it is success, not an interruption.
+    public var isOpenEnded: Bool {
+        switch self {
+        case let .notify(_, _, count, _, until): return count == nil && until == nil
+        case .watch, .monitor, .scanUntilNamed: return true
+        case .scan, .services, .read, .write: return false
+        }
+    }
+}
+
+/// Where a job is: the device is looked for, connected (through the one connection
+/// lifecycle: connected, services resolved, descriptors read), worked on, left.
+public enum JobPhase: Equatable, Sendable {
+    case finding
+    case connecting
+    case working
+    /// Disconnecting before exit with this status.
+    case leaving(exitCode: Int32)
+    case done(exitCode: Int32)
+}
+
+/// The timers a job sets (as effects); their firing comes back as `.jobTimerFired`.
+public enum JobTimer: Hashable, Sendable {
+    /// No such device heard in time.
+    case find
+    /// Not ready in time.
+    case connect
+    /// No answer to a read, write or subscription in time.
+    case operation
+    /// `scan --duration`, `notify --duration`, `monitor --duration` ran out.
+    case duration
+    /// `watch`: time to connect again.
+    case reconnect
+    /// The disconnect before exit took too long: exit anyway.
+    case linger
+}
+
+/// A job and how far it got: plain state beside the app's, changed only by `JobReducer`.
+public struct JobState: Equatable, Sendable {
+    public var job: Job
+    public var phase = JobPhase.finding
+    public var target: PeripheralID?
+    public var characteristic: CharacteristicID?
+    /// Notifications received (notify, and the chunks of a message).
+    public var notifications = 0
+    /// The message joined so far (`notify --until`) and when its first chunk came.
+    public var message: Bytes = []
+    public var messageStartedAt: Timestamp?
+    /// `watch`: connection attempts since the last subscription, for the backoff.
+    public var linkAttempts = 0
+    public var reconnectPending = false
+    /// `watch --debounce`: when the hook last fired.
+    public var lastFired: Timestamp?
+    /// `monitor`: beacons already warned about (heard without an RSSI).
+    public var unmeasuredWarned = 0
+
+    public init(job: Job) { self.job = job }
+
+    public var exitCode: Int32? {
+        if case let .done(code) = phase { return code }
+        return nil
+    }
+}

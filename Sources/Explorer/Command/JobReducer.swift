@@ -1,0 +1,326 @@
+/// A command without a screen, as a reducer beside the app's. It reads the state the app
+/// shows (the peripheral, its connection, its descriptors), connects through the same
+/// `ConnectionReducer`, and answers with effects: backend commands, timers, what to
+/// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
+enum JobReducer {
+    static let findTimeout = 20.0, connectTimeout = 45.0, operationTimeout = 15.0, lingerTimeout = 3.0
+    static let messageLimit = 256 << 20
+    static let reconnectBackoff = Backoff(initial: 1, limit: 30)
+
+    /// After the app's reducer: `effects` are what it asked for (a monitor prints the
+    /// region changes among them).
+    static func reduce(_ s: inout AppState, _ action: Action, _ effects: [Effect]) -> [Effect] {
+        guard var job = s.job, job.exitCode == nil else { return [] }
+        var out: [Effect] = []
+        switch action {
+        case .appStarted:
+            out = started(&job)
+        case let .backend(event, at):
+            out = backend(&s, &job, event, at: at)
+        case let .jobTimerFired(timer):
+            out = timerFired(&s, &job, timer)
+        case .interrupted:
+            out = leave(&s, &job, exitCode: job.job.isOpenEnded ? 0 : 130)
+        case let .actionReported(report, nil):
+            if case .watch = job.job { out = [.output(.watch(event: "action", message: report.text, seq: report.seq))] }
+        case .tick:
+            out = warnUnmeasured(s, &job)
+        default:
+            break
+        }
+        if case .monitor = job.job {
+            for case let .regionChanged(t) in effects { out.append(.output(.region(t))) }
+        }
+        // The connection became ready: the job's work begins.
+        if job.phase == .connecting, let id = job.target, s.peripherals[id]?.connection == .connected {
+            out += work(&s, &job, id)
+        }
+        s.job = job
+        return out
+    }
+
+    static func started(_ job: inout JobState) -> [Effect] {
+        switch job.job {
+        case let .scan(duration): return [.startTimer(.duration, after: duration)]
+        case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
+        case .scanUntilNamed, .watch: return []
+        case .services, .read, .write, .notify: return [.startTimer(.find, after: findTimeout)]
+        }
+    }
+
+    // MARK: Events
+
+    static func backend(_ s: inout AppState, _ job: inout JobState, _ event: BackendEvent, at: Timestamp) -> [Effect] {
+        let target = job.target
+        switch event {
+        case let .advertisementReceived(report):
+            if case let .scanUntilNamed(marker) = job.job, report.name == marker {
+                job.phase = .done(exitCode: 0)
+                return [.output(.benchEnd), .finish(exitCode: 0)]
+            }
+            return job.phase == .finding ? found(&s, &job) : []
+        case .advertisingUpdates:
+            return job.phase == .finding ? found(&s, &job) : []
+        case let .connectFailed(id, error) where id == target && job.phase == .connecting:
+            if case .watch = job.job { return [watchSays("link", "connecting failed: \(error)")] + reconnect(&s, &job) }
+            return fail(&s, &job, "connecting to \(job.job.address ?? id.rawValue) failed: \(error)")
+        case let .disconnected(id, reason) where id == target:
+            switch job.phase {
+            case .leaving(let code):
+                job.phase = .done(exitCode: code)
+                return [.finish(exitCode: code)]
+            case .connecting, .working:
+                if case .watch = job.job {
+                    job.characteristic = nil
+                    job.phase = .connecting
+                    return [watchSays("link", "link lost: \(reason)")] + reconnect(&s, &job)
+                }
+                return fail(&s, &job, "\(id) disconnected: \(reason)")
+            case .finding, .done:
+                return []
+            }
+        case let .peripheralRemoved(id) where id == target:
+            // BlueZ forgets a device it has not seen for a while: watch looks for it again.
+            guard case .watch = job.job, job.isActive else { return [] }
+            job.target = nil
+            job.characteristic = nil
+            job.reconnectPending = false
+            job.phase = .finding
+            s.scanWanted = true
+            return [.cancelTimer(.reconnect),
+                    watchSays("link", "\(job.job.address ?? "") is gone from the adapter's list; scanning for it"),
+                    .backend(.startScan)]
+        case let .readCompleted(cid, result) where cid == job.characteristic && job.phase == .working:
+            switch result {
+            case let .success(bytes):
+                var offset: UInt16 = 0
+                if case let .read(_, _, o) = job.job { offset = o }
+                let report = valueReport(s, job, bytes, at: at, origin: .read, offset: offset)
+                return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
+            case let .failure(e):
+                return fail(&s, &job, "read failed: \(e)")
+            }
+        case let .writeCompleted(cid, bytes, type, error) where cid == job.characteristic && job.phase == .working:
+            if let error { return fail(&s, &job, "write failed: \(error)") }
+            let report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
+            return [.cancelTimer(.operation), .output(.wrote(report))] + leave(&s, &job, exitCode: 0)
+        case let .notifyChanged(cid, enabled, error) where cid == job.characteristic && job.phase == .working:
+            if let error {
+                if case .watch = job.job {
+                    return [watchSays("error", "subscribing failed: \(error); reconnecting")] + reconnect(&s, &job, disconnectFirst: true)
+                }
+                return fail(&s, &job, "notifications \(enabled ? "on" : "off") failed: \(error)")
+            }
+            guard enabled else { return [] }
+            switch job.job {
+            case let .notify(_, _, _, duration, _):
+                return [.cancelTimer(.operation)] + (duration.map { [.startTimer(.duration, after: $0)] } ?? [])
+            case let .watch(_, uuid, _):
+                job.linkAttempts = 0
+                return [watchSays("subscribed", "connected and subscribed to \(uuid)")]
+            default:
+                return []
+            }
+        case let .valueNotified(cid, bytes) where cid == job.characteristic && job.phase == .working:
+            return notified(&s, &job, bytes, at: at)
+        case let .scanFailed(error):
+            return fail(&s, &job, "scan failed: \(error)")
+        case let .failure(error):
+            if case .watch = job.job {
+                return job.characteristic == nil && target != nil ? [watchSays("error", error.description)] : []
+            }
+            return fail(&s, &job, error.description)
+        default:
+            return []
+        }
+    }
+
+    /// While finding: is the device asked for among those heard?
+    static func found(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
+        guard let wanted = job.job.address,
+              let p = s.peripherals.values.first(where: { $0.address.uppercased() == wanted }) else { return [] }
+        job.target = p.id
+        s.scanWanted = false
+        return [.cancelTimer(.find), .backend(.stopScan)] + connect(&s, &job)
+    }
+
+    static func connect(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
+        guard let id = job.target, let p = s.peripherals[id] else { return [] }
+        job.phase = .connecting
+        job.linkAttempts += 1
+        if p.connection == .connected { return [] }   // ready already: work starts below
+        let effects = ConnectionReducer.connect(&s, id)
+        guard !effects.isEmpty || p.connection.isLinkUp || p.connection.isConnecting else {
+            return fail(&s, &job, "\(p.address) is not connectable (it only broadcasts)")
+        }
+        if case .watch = job.job { return effects }
+        return effects + [.startTimer(.connect, after: connectTimeout)]
+    }
+
+    /// Ready: find the characteristic and do what was asked.
+    static func work(_ s: inout AppState, _ job: inout JobState, _ id: PeripheralID) -> [Effect] {
+        guard let p = s.peripherals[id] else { return [] }
+        job.phase = .working
+        var effects: [Effect] = [.cancelTimer(.connect)]
+        if case .services = job.job {
+            return effects + [.output(.services(s.servicesReport(p)))] + leave(&s, &job, exitCode: 0)
+        }
+        guard let uuid = job.job.uuid else { return effects }
+        guard let c = p.services?.flatMap(\.characteristics).first(where: { $0.uuid == uuid }) else {
+            if case .watch = job.job {
+                return effects + [watchSays("error", "\(p.address) has no characteristic \(uuid); will look again after the next connection")]
+                    + reconnect(&s, &job, disconnectFirst: true)
+            }
+            return effects + fail(&s, &job, "\(id) has no characteristic \(uuid)")
+        }
+        job.characteristic = c.id
+        switch job.job {
+        case let .read(_, _, offset):
+            effects += [.backend(.read(id, c.id, offset: offset)), .startTimer(.operation, after: operationTimeout)]
+        case let .write(_, _, value, type):
+            effects += [.backend(.write(id, c.id, value, type)), .startTimer(.operation, after: operationTimeout)]
+        case .notify:
+            effects += [.backend(.setNotify(id, c.id, true)), .startTimer(.operation, after: operationTimeout)]
+        case .watch:
+            guard c.properties.canSubscribe else {
+                return effects + fail(&s, &job, "\(uuid) on \(p.address) neither notifies nor indicates")
+            }
+            effects.append(.backend(.setNotify(id, c.id, true)))
+        case .scan, .services, .monitor, .scanUntilNamed:
+            break
+        }
+        return effects
+    }
+
+    static func notified(_ s: inout AppState, _ job: inout JobState, _ bytes: Bytes, at: Timestamp) -> [Effect] {
+        switch job.job {
+        case let .notify(address, uuid, _, _, until?):
+            guard bytes == until else {
+                if job.messageStartedAt == nil { job.messageStartedAt = at }
+                job.message += bytes
+                job.notifications += 1
+                if job.message.count > messageLimit { return fail(&s, &job, "no \(hex(until, separator: "")) marker after 256 MB") }
+                return []
+            }
+            let report = MessageReport(address: address, uuid: uuid, bytes: job.message, chunks: job.notifications,
+                                       seconds: max(0.001, at - (job.messageStartedAt ?? at)))
+            return [.output(.message(report))] + leave(&s, &job, exitCode: 0)
+        case let .notify(_, _, count, _, nil):
+            job.notifications += 1
+            var effects = valueReport(s, job, bytes, at: at, origin: .notify).map { [Effect.output(.value($0))] } ?? []
+            if let count, job.notifications >= count { effects += leave(&s, &job, exitCode: 0) }
+            return effects
+        case let .watch(address, _, debounce):
+            if debounce > 0, let last = job.lastFired, at - last < debounce { return [] }
+            job.lastFired = at
+            guard let cid = job.characteristic, let id = job.target, let (_, c) = s.peripherals[id]?.characteristic(cid) else { return [] }
+            return [.fireAction(cid, s.firedEvent(at: at, address: address, c, bytes))]
+        default:
+            return []
+        }
+    }
+
+    // MARK: Timers, leaving
+
+    static func timerFired(_ s: inout AppState, _ job: inout JobState, _ timer: JobTimer) -> [Effect] {
+        switch (timer, job.phase) {
+        case (.duration, _):
+            switch job.job {
+            case .scan:
+                job.phase = .done(exitCode: 0)
+                return [.output(.devices(ScanQuery.rows(s))), .finish(exitCode: 0)]
+            default:
+                return leave(&s, &job, exitCode: 0)
+            }
+        case (.find, .finding):
+            return fail(&s, &job, "no device \(job.job.address ?? "") found in \(Int(findTimeout)) s of scanning")
+        case (.connect, .connecting):
+            return fail(&s, &job, "connecting to \(job.job.address ?? "") timed out")
+        case (.operation, .working):
+            if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
+            return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "")")
+        case (.reconnect, _):
+            job.reconnectPending = false
+            guard let id = job.target, s.peripherals[id]?.connection.isLinkUp != true else { return [] }
+            return connect(&s, &job)
+        case let (.linger, .leaving(code)):
+            job.phase = .done(exitCode: code)
+            return [.finish(exitCode: code)]
+        default:
+            return []
+        }
+    }
+
+    /// `watch`: connect again after a backoff that grows with the failed attempts.
+    static func reconnect(_ s: inout AppState, _ job: inout JobState, disconnectFirst: Bool = false) -> [Effect] {
+        guard !job.reconnectPending, let id = job.target else { return [] }
+        job.reconnectPending = true
+        job.phase = .connecting
+        var effects = disconnectFirst ? ConnectionReducer.disconnect(&s, id) : []
+        let after = reconnectBackoff.delay(afterAttempt: max(job.linkAttempts, 1))
+        effects += [watchSays("link", "reconnecting in \(formatFixed(after, 0)) s"), .startTimer(.reconnect, after: after)]
+        return effects
+    }
+
+    static func fail(_ s: inout AppState, _ job: inout JobState, _ message: String) -> [Effect] {
+        guard job.isActive else { return [] }
+        return [.output(.failure(message))] + leave(&s, &job, exitCode: 1)
+    }
+
+    /// Disconnects if the link is up (or coming up), then finishes.
+    static func leave(_ s: inout AppState, _ job: inout JobState, exitCode: Int32) -> [Effect] {
+        guard job.isActive else { return [] }
+        let timers: [Effect] = [.cancelTimer(.find), .cancelTimer(.connect), .cancelTimer(.operation), .cancelTimer(.reconnect)]
+        if let id = job.target, let p = s.peripherals[id], p.connection.isLinkUp || p.connection.isConnecting {
+            job.phase = .leaving(exitCode: exitCode)
+            var effects = ConnectionReducer.disconnect(&s, id)
+            if effects.isEmpty { effects = [.backend(.disconnect(id))] }
+            return timers + effects + [.startTimer(.linger, after: lingerTimeout)]
+        }
+        job.phase = .done(exitCode: exitCode)
+        return timers + [.finish(exitCode: exitCode)]
+    }
+
+    // MARK: Output
+
+    static func valueReport(_ s: AppState, _ job: JobState, _ bytes: Bytes, at: Timestamp, origin: ValueOrigin,
+                            offset: UInt16 = 0) -> ValueReport? {
+        guard let id = job.target, let cid = job.characteristic, let p = s.peripherals[id],
+              let (_, c) = p.characteristic(cid) else { return nil }
+        return s.valueReport(p, c, bytes, at: at, origin: origin, offset: offset)
+    }
+
+    static func watchSays(_ event: String, _ message: String) -> Effect {
+        .output(.watch(event: event, message: message, seq: nil))
+    }
+
+    /// `monitor`: a beacon heard without an RSSI cannot bring a region in; say so once.
+    static func warnUnmeasured(_ s: AppState, _ job: inout JobState) -> [Effect] {
+        guard case .monitor = job.job else { return [] }
+        let unmeasured = s.presence.unmeasured
+        guard unmeasured.count > job.unmeasuredWarned else { return [] }
+        defer { job.unmeasuredWarned = unmeasured.count }
+        return unmeasured.dropFirst(job.unmeasuredWarned).map { address in
+            .output(.warning("beacon \(address) is heard without an RSSI (the controller reports none, or the "
+                             + "kernel drops its reports under --rssi-floor): it cannot bring a region in"))
+        }
+    }
+}
+
+extension JobState {
+    /// Not leaving, not done.
+    var isActive: Bool {
+        switch phase {
+        case .finding, .connecting, .working: return true
+        case .leaving, .done: return false
+        }
+    }
+}
+
+extension ConnectionState {
+    /// Asked for, not up yet.
+    var isConnecting: Bool {
+        if case .connecting = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,183 @@
+import Testing
+@testable import Explorer
+
+/// A device with a vendor characteristic labelled and formatted by its descriptors
+/// (0x2901 "Motor temperature", 0x2904 sint16 exponent -2 °C), like Demo Bike's.
+private enum Motor {
+    static let id = PeripheralID("C8:2B:96:0E:51:3A")
+    static let char = CharacteristicID("/sim/bike/s/c")
+    static let label = AttributeID("/sim/bike/s/c/d1")
+    static let format = AttributeID("/sim/bike/s/c/d2")
+    static let uuid: BLEUUID = "B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FFEE"
+    static let services = [GATTService(id: AttributeID("/sim/bike/s"), uuid: "B1E5E1A0-0001-4C7A-9E3B-2D8F00C0FFEE", characteristics: [
+        GATTCharacteristic(id: char, uuid: uuid, properties: [.read, .notify],
+                           descriptors: [GATTDescriptor(id: label, uuid: "2901"), GATTDescriptor(id: format, uuid: "2904")])])]
+
+    static func world(_ job: Job) -> AppState {
+        var s = Fixture.scanning()
+        s.job = JobState(job: job)
+        return s
+    }
+
+    static func heard(_ s: inout AppState) -> [Effect] {
+        Fixture.apply(&s, Fixture.report(id, name: "Demo Bike", rssi: -55))
+    }
+
+    /// Heard, connected, services resolved, descriptors read: the effects of the last step.
+    static func ready(_ s: inout AppState) -> [Effect] {
+        _ = heard(&s)
+        Fixture.apply(&s, .connected(id))
+        Fixture.apply(&s, .servicesResolved(id, services, mtu: 247))
+        Fixture.apply(&s, .descriptorRead(label, .success(Array("Motor temperature".utf8))))
+        return Fixture.apply(&s, .descriptorRead(format, .success([0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00])))
+    }
+}
+
+@Suite("Commands are reducers: find, connect, ready, work, leave")
+struct JobTests {
+    @Test func readWaitsForTheDescriptorsThenShowsTheValueAsTheAppDoes() {
+        var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        #expect(Reducer.reduce(&s, .appStarted(recordTo: nil)) == [.backend(.startScan), .startTimer(.find, after: 20)])
+        #expect(Motor.heard(&s) == [.cancelTimer(.find), .backend(.stopScan), .backend(.connect(Motor.id)), .startTimer(.connect, after: 45)])
+        #expect(Fixture.apply(&s, .connected(Motor.id)) == [])
+        // Resolved is not ready: the descriptors are read first, and nothing else yet.
+        #expect(Fixture.apply(&s, .servicesResolved(Motor.id, Motor.services, mtu: 247))
+            == [.backend(.readDescriptor(Motor.id, Motor.label)), .backend(.readDescriptor(Motor.id, Motor.format))])
+        #expect(s.peripherals[Motor.id]?.connection == .readingDescriptors)
+        #expect(Fixture.apply(&s, .descriptorRead(Motor.label, .success(Array("Motor temperature".utf8)))) == [])
+        #expect(Fixture.apply(&s, .descriptorRead(Motor.format, .success([0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00])))
+            == [.cancelTimer(.connect), .backend(.read(Motor.id, Motor.char, offset: 0)), .startTimer(.operation, after: 15)])
+        #expect(s.peripherals[Motor.id]?.connection == .connected)
+
+        let effects = Fixture.apply(&s, .readCompleted(Motor.char, .success([0x29, 0x09])))
+        guard case let .output(.value(v)) = effects.dropFirst().first else { Issue.record("no value in \(effects)"); return }
+        #expect(v.name == "Motor temperature")
+        #expect(v.decoded?.text == "23.45 °C")
+        #expect(v.decoded?.fieldsJSON == #"{"value":23.45,"unit":"degree Celsius","symbol":"°C"}"#)
+        #expect(Array(effects.suffix(2)) == [.backend(.disconnect(Motor.id)), .startTimer(.linger, after: 3)])
+        #expect(Fixture.apply(&s, .disconnected(Motor.id, .local)) == [.finish(exitCode: 0)])
+        #expect(s.job?.exitCode == 0)
+    }
+
+    @Test func aDeviceNeverHeardFailsWhenTheFindTimerFires() {
+        var s = Motor.world(.read(address: "AA:BB:CC:DD:EE:FF", uuid: "2A19", offset: 0))
+        _ = Reducer.reduce(&s, .appStarted(recordTo: nil))
+        #expect(Motor.heard(&s) == [])
+        let effects = Reducer.reduce(&s, .jobTimerFired(.find))
+        #expect(effects.first == .output(.failure("no device AA:BB:CC:DD:EE:FF found in 20 s of scanning")))
+        #expect(effects.last == .finish(exitCode: 1))
+        // Late facts change nothing once it is done.
+        #expect(Motor.heard(&s) == [])
+    }
+
+    @Test func aFailedReadIsTheExitStatusAndOneLine() {
+        var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&s)
+        let effects = Fixture.apply(&s, .readCompleted(Motor.char, .failure(.notPermitted("Read not permitted"))))
+        #expect(effects.first == .output(.failure("read failed: NotPermitted: Read not permitted")))
+        Fixture.apply(&s, .disconnected(Motor.id, .local))
+        #expect(s.job?.exitCode == 1)
+    }
+
+    @Test func notifyCountsThenLeaves() {
+        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: 2, duration: nil, until: nil))
+        #expect(Motor.ready(&s).contains(.backend(.setNotify(Motor.id, Motor.char, true))))
+        #expect(Fixture.apply(&s, .notifyChanged(Motor.char, enabled: true, nil)) == [.cancelTimer(.operation)])
+        #expect(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09])).count == 1)
+        let second = Fixture.apply(&s, .valueNotified(Motor.char, [0x2A, 0x09]))
+        #expect(second.contains(.backend(.disconnect(Motor.id))))
+        #expect(s.job?.phase == .leaving(exitCode: 0))
+        // The disconnect never comes: the linger timer ends it.
+        #expect(Reducer.reduce(&s, .jobTimerFired(.linger)) == [.finish(exitCode: 0)])
+    }
+
+    @Test func notifyUntilAMarkerJoinsTheChunks() {
+        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: Array("EOM".utf8)))
+        _ = Motor.ready(&s)
+        Fixture.apply(&s, .valueNotified(Motor.char, Array("hello ".utf8)))
+        Fixture.apply(&s, .valueNotified(Motor.char, Array("world".utf8)), after: 2)
+        let effects = Fixture.apply(&s, .valueNotified(Motor.char, Array("EOM".utf8)), after: 1)
+        guard case let .output(.message(m)) = effects.first else { Issue.record("no message in \(effects)"); return }
+        #expect(m.bytes == Array("hello world".utf8) && m.chunks == 2)
+        #expect(m.seconds == 3)
+    }
+
+    @Test func aSignalEndsAnOpenEndedCommandAsSuccessAndOthersAsInterrupted() {
+        var open = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: nil))
+        _ = Motor.ready(&open)
+        _ = Reducer.reduce(&open, .interrupted)
+        #expect(open.job?.phase == .leaving(exitCode: 0))
+        var read = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Reducer.reduce(&read, .appStarted(recordTo: nil))
+        #expect(Reducer.reduce(&read, .interrupted).last == .finish(exitCode: 130))
+    }
+
+    @Test func servicesNameWhatTheDescriptorsSay() {
+        var s = Motor.world(.services(address: Motor.id.rawValue))
+        let effects = Motor.ready(&s)
+        guard case let .output(.services(report)) = effects.dropFirst().first else { Issue.record("no services in \(effects)"); return }
+        let c = report.services[0].characteristics[0]
+        #expect(c.name == "Motor temperature" && c.presentationFormat?.summary == "sint16, exponent -2, °C")
+        let json = CommandPrinter(json: true).lines(.services(report), now: Fixture.t0)[0].text
+        #expect(json.contains(#""name":"Motor temperature""#) && json.contains(#""presentationFormat":{"format":"sint16","exponent":-2"#))
+    }
+
+    @Test func scanPrintsTheListWhenItsTimeIsUp() {
+        var s = Motor.world(.scan(duration: 3))
+        #expect(Reducer.reduce(&s, .appStarted(recordTo: nil)) == [.backend(.startScan), .startTimer(.duration, after: 3)])
+        let effects = Reducer.reduce(&s, .jobTimerFired(.duration))
+        guard case let .output(.devices(list)) = effects.first else { Issue.record("no devices in \(effects)"); return }
+        #expect(list.map(\.id) == ScanQuery.ids(s))
+        #expect(effects.last == .finish(exitCode: 0))
+    }
+
+    @Test func watchReconnectsWithBackoffAndDebouncesTheHook() {
+        var s = Motor.world(.watch(address: Motor.id.rawValue, uuid: Motor.uuid, debounce: 1))
+        #expect(Reducer.reduce(&s, .appStarted(recordTo: nil)) == [.backend(.startScan)])
+        #expect(Motor.ready(&s).contains(.backend(.setNotify(Motor.id, Motor.char, true))))
+        #expect(Fixture.apply(&s, .notifyChanged(Motor.char, enabled: true, nil))
+            == [.output(.watch(event: "subscribed", message: "connected and subscribed to \(Motor.uuid)", seq: nil))])
+        let fired = Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09]))
+        guard case let .fireAction(cid, event) = fired.first else { Issue.record("no hook in \(fired)"); return }
+        #expect(cid == Motor.char && event.name == "Motor temperature" && event.decoded == "23.45 °C")
+        #expect(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09]), after: 0.5) == [])   // within the debounce
+        #expect(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09]), after: 1.5).count == 1)
+
+        let lost = Fixture.apply(&s, .disconnected(Motor.id, .timeout))
+        #expect(lost == [.output(.watch(event: "link", message: "link lost: connection timed out", seq: nil)),
+                         .output(.watch(event: "link", message: "reconnecting in 1 s", seq: nil)),
+                         .startTimer(.reconnect, after: 1)])
+        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id))])
+        // Each failed attempt waits longer.
+        var failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
+        #expect(failed.last == .startTimer(.reconnect, after: 1))
+        _ = Reducer.reduce(&s, .jobTimerFired(.reconnect))
+        failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
+        #expect(failed.last == .startTimer(.reconnect, after: 2))
+    }
+
+    @Test func valueJSONCarriesTheFieldsForPrograms() {
+        let v = ValueReport(at: Fixture.t0, address: "E4:1C:22:5D:90:11", uuid: "2A37", name: "Heart Rate Measurement",
+                            origin: .notify, bytes: [0x16, 0x49, 0x49, 0x03], decoded: ValueDecoder.value("2A37", [0x16, 0x49, 0x49, 0x03]))
+        let line = CommandPrinter(json: true).lines(.value(v), now: Fixture.t0)[0].text
+        #expect(line.hasSuffix(#""decoded":"73 bpm, contact, RR 0.821 s","value":{"bpm":73,"contact":true,"rr":[0.821]}}"#))
+        let malformed = ValueReport(at: Fixture.t0, address: "E4:1C:22:5D:90:11", uuid: "2A19", name: "Battery Level",
+                                    origin: .read, bytes: [1, 2], decoded: ValueDecoder.value("2A19", [1, 2]))
+        #expect(CommandPrinter(json: true).lines(.value(malformed), now: Fixture.t0)[0].text
+            .hasSuffix(#""decoded":"malformed Battery Level (2 bytes)","malformed":true}"#))
+        #expect(CommandPrinter(json: false).lines(.value(v), now: Fixture.t0)[0].text == "16 49 49 03  73 bpm, contact, RR 0.821 s")
+    }
+
+    @Test func theDeviceScreenOpensWhenTheDescriptorsAreRead() {
+        var s = Fixture.scanning()
+        Fixture.apply(&s, Fixture.report(Motor.id, name: "Demo Bike", rssi: -55))
+        s.scan.cursor = Motor.id
+        _ = Reducer.reduce(&s, .rowActivated)
+        Fixture.apply(&s, .connected(Motor.id))
+        Fixture.apply(&s, .servicesResolved(Motor.id, Motor.services, mtu: 247))
+        #expect(s.route == .scan && s.pendingConnection == Motor.id)
+        Fixture.apply(&s, .descriptorRead(Motor.label, .failure(.notPermitted("no"))))
+        Fixture.apply(&s, .descriptorRead(Motor.format, .success([0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00])))
+        #expect(s.route == .device(Motor.id) && s.pendingConnection == nil)
+    }
+}
