@@ -127,7 +127,7 @@ final class Headless {
         let marker: Bool
         switch event {
         case let .advertisementReceived(r): marker = r.name == "BENCH-END"
-        case .advertisingUpdates: marker = false; batches += 1
+        case .advertisementsReceived: marker = false; batches += 1
         default: marker = false
         }
         guard marker else { return }

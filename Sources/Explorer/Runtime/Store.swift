@@ -1,10 +1,11 @@
 import Observation
 
 /// Owns the state. `send` runs the reducer, tells observers (the recorder), and hands
-/// effects to the effect handler. Actions sent while another is being handled queue up,
-/// so every observer sees them in order. A batch of advertisements is handled report by
-/// report, exactly as the reports sent one by one would be: observers and the recorder
-/// never see a batch, and effects interleave as they would.
+/// effects to the effect handler. Actions sent while another is being handled (by an
+/// observer or an effect) queue up and are handled next, in order, so every observer sees
+/// every action in the order the state went through them. A batch of reports is sent as
+/// its reports one after the other: observers, the recorder and effects see exactly what
+/// they would had the reports come one by one.
 @MainActor
 @Observable
 public final class Store {
@@ -24,61 +25,20 @@ public final class Store {
     public init(state: AppState) { self.state = state }
 
     public func send(_ action: Action) {
-        guard !sending else {
-            queue.append(action)
+        if case let .backend(.advertisementsReceived(reports), at) = action {
+            for r in reports { send(.backend(.advertisementReceived(r), at: at)) }
             return
         }
+        queue.append(action)
+        guard !sending else { return }
         sending = true
         defer { sending = false }
-        // The action goes straight through (no copy into the queue and out again); only
-        // those sent meanwhile (by an observer or an effect) wait their turn.
-        if case let .backend(.advertisingUpdates(updates), at) = action {
-            // A batch sent on its own is as many sends in a row: each update reduced,
-            // observed (as its report: the recorder writes its line) and its effects run,
-            // then everything those caused, before the next one.
-            // Observation hears of the change once for the whole batch, not per update.
-            withMutation(keyPath: \.state) {
-                if !observers.isEmpty || recordingObserver != nil {
-                    for u in updates {
-                        step(.backend(.advertisementReceived(u.report), at: at), unobserved: true)
-                        drain()
-                    }
-                    return
-                }
-                // Nobody to show the actions to: the updates are applied as they lie in
-                // the batch, without making an action or a report of each, and the state
-                // is reached once for every run of them that causes nothing else. Only
-                // an update's effects can send (and queue) actions: those run, and what
-                // they queued is handled, before the next update.
-                var next = 0
-                while next < updates.endIndex {
-                    let effects = Reducer.reduce(&_state, updates: updates, from: &next, at: at)
-                    for e in effects { effectHandler?(e) }
-                    drain()
-                }
-            }
-        } else {
-            step(action)
-            drain()
-        }
-    }
-
-    private func drain() {
         while !queue.isEmpty {
             let next = queue.removeFirst()
-            if case let .backend(.advertisingUpdates(updates), at) = next {
-                // Queued, a batch is its reports queued one after another.
-                for u in updates { step(.backend(.advertisementReceived(u.report), at: at)) }
-            } else {
-                step(next)
-            }
+            let effects = Reducer.reduce(&state, next)
+            for o in observers { o(next, self) }
+            recordingObserver?(next, self)
+            for e in effects { effectHandler?(e) }
         }
-    }
-
-    private func step(_ action: Action, unobserved: Bool = false) {
-        let effects = unobserved ? Reducer.reduce(&_state, action) : Reducer.reduce(&state, action)
-        for o in observers { o(action, self) }
-        recordingObserver?(action, self)
-        for e in effects { effectHandler?(e) }
     }
 }
