@@ -1,13 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The D-Bus and BlueZ layers carry every signal of an advertising storm through a few
-// class properties (the device index, the batch being gathered, the dispatch run). In a
-// release build they skip Swift's run-time exclusivity checks there, which cost about
-// 600 instructions per signal (docs/bench.md); debug builds, which the tests run, keep
-// every check.
-let ingestPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
 let package = Package(
     name: "bleexplr",
     platforms: [.macOS(.v14)],
@@ -27,15 +20,17 @@ let package = Package(
                        providers: [.apt(["libdbus-1-dev"])]),
         // D-Bus: typed values, the client protocol the BlueZ backend uses, and its
         // libdbus implementation on the app's event loop.
-        .target(name: "DBus", dependencies: ["Explorer", "CDBus"], swiftSettings: ingestPath),
+        .target(name: "DBus", dependencies: ["Explorer", "CDBus"]),
         // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
-        .target(name: "BlueZ", dependencies: ["Explorer", "DBus"], swiftSettings: ingestPath),
+        .target(name: "BlueZ", dependencies: ["Explorer", "DBus"]),
         // libcurl, wrapped so that only Sources/WebHook touches it.
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         // Actions over HTTP (libcurl), for watch and the app's `a`.
         .target(name: "WebHook", dependencies: ["Explorer", "CCurl"]),
-        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook"]),
+        // glibc's malloc.h (mallopt), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
+        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook", "CMalloc"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
         // libFuzzer target for every parser of untrusted bytes (scripts/fuzz builds it with

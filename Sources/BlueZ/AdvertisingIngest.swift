@@ -13,17 +13,17 @@ final class AdvertisingIngest {
     /// Reports from the fast path, gathered while one read's signals are handed out
     /// (`DBusClient.signalsDispatched`), then sent by the backend as one event: one store
     /// action for a run of signals instead of one each.
-    var gathered: [AdvertisingUpdate] = []
+    var gathered: [AdvertisementReport] = []
     /// PropertiesChanged signals handled, here and on the general path.
     var propertiesChangedCount = 0
 
     /// The fast path for most of a busy room's traffic: a Device1 PropertiesChanged that
-    /// carries only RSSI and one company's ManufacturerData (what every advertising report
-    /// changes), read straight from the message's bytes (`DBusWireReader`) into one
-    /// `AdvertisingUpdate`, without a value tree, Strings, libdbus's iterator or the mirror
-    /// (which keeps nothing of advertising data). Anything else, or anything of an
-    /// unexpected type, returns false and takes the general path (`BlueZBackend.signal`), which
-    /// reads the whole message and decides the same way for these two properties.
+    /// carries only RSSI and ManufacturerData (what every advertising report changes),
+    /// read straight from the message's bytes (`DBusWireReader`) into a report, without a
+    /// value tree, libdbus's iterator or the mirror (which keeps nothing of advertising
+    /// data). Anything else, or anything of an unexpected type, returns false and takes the
+    /// general path (`BlueZBackend.signal`), which reads the whole message and gives the
+    /// same report for these two properties.
     func advertisingChanged(_ s: DBusRawSignal) -> Bool {
         // The signature settles the shape (s, a{sv}, as); only the variants need checking.
         guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
@@ -32,21 +32,25 @@ final class AdvertisingIngest {
         // isolated and check its executor on every call.
         guard let change = s.withBody(Self.readAdvertising) else { return false }
         propertiesChangedCount += 1
-        if change.changed { gathered.append(AdvertisingUpdate(id: id, rssi: change.rssi, company: change.company, data: change.data)) }
+        if change.changed {
+            // A read brings up to a few dozen signals: room for them at once, rather than
+            // growing (and moving every report) five times a run.
+            if gathered.isEmpty { gathered.reserveCapacity(32) }
+            gathered.append(AdvertisementReport(id: id, address: id.rawValue, name: nil, rssi: change.rssi, connectable: nil,
+                                                advertisement: Advertisement(manufacturerData: change.manufacturerData)))
+        }
         return true
     }
 
     struct AdvertisingChange {
         var rssi: Int?
-        var company: UInt16 = 0
-        var data: ShortBytes?
+        var manufacturerData: ManufacturerData = [:]
         /// False for a change that carries neither property (nothing to report).
         var changed = false
     }
 
     /// The body of a Device1 PropertiesChanged (s, a{sv}, as) with only RSSI and
-    /// ManufacturerData (of one company) changed and nothing invalidated, or nil for
-    /// anything else.
+    /// ManufacturerData changed and nothing invalidated, or nil for anything else.
     nonisolated static func readAdvertising(_ w: inout DBusWireReader) -> AdvertisingChange? {
         guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
               let entriesEnd = w.array(elementAlignment: 8) else { return nil }
@@ -60,12 +64,9 @@ final class AdvertisingIngest {
             } else if DBusWireReader.same(key, "ManufacturerData") {
                 guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
                 while w.offset < companiesEnd {
-                    // More than one company, or more than 32 bytes (both rare), take the general path.
-                    guard c.data == nil, w.align(8), let key = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
-                          let end = w.array(elementAlignment: 1), let raw = w.rawBytes(end - w.offset),
-                          let data = ShortBytes(raw) else { return nil }
-                    c.company = key
-                    c.data = data
+                    guard w.align(8), let company = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
+                          let end = w.array(elementAlignment: 1), let data = w.bytes(end - w.offset) else { return nil }
+                    c.manufacturerData[company] = data
                 }
             } else {
                 return nil

@@ -95,23 +95,12 @@ public final class BlueZBackend: Backend {
         emit?(e, Timestamp.now())
     }
 
-    /// The other of two buffers: a run is sent from here while the next one gathers
-    /// (signals may arrive while the event is handled), then emptied for reuse, so that a
-    /// storm allocates no buffer per run.
-    var sending: [AdvertisingUpdate] = []
-
+    /// The reports the fast path gathered from one read of the bus, as one event.
     func sendGathered() {
         guard !ingest.gathered.isEmpty else { return }
-        guard sending.isEmpty else {
-            // Sent while the previous run is being handled: this one goes out on its own.
-            let run = ingest.gathered
-            ingest.gathered = []
-            emit?(.advertisingUpdates(run), Timestamp.now())
-            return
-        }
-        swap(&ingest.gathered, &sending)
-        emit?(.advertisingUpdates(sending), Timestamp.now())
-        sending.removeAll(keepingCapacity: true)
+        let run = ingest.gathered
+        ingest.gathered = []
+        emit?(.advertisementsReceived(run), Timestamp.now())
     }
 
     func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],

@@ -6,23 +6,25 @@ import Explorer
 /// ("/org/bluez/hci0/dev_C0_FF_EE_00_00_01", too long for a small String: a heap
 /// allocation and a copy each time) into a String just to find its device.
 ///
-/// BlueZ names a device's object after its address, under its adapter's path, and the
-/// backend keys the device by that same address. The fast lookup reads the address from
-/// the path's last 17 characters (upper-case hex, as BlueZ writes it), compares what comes
-/// before with the few adapter paths seen (they stay in cache), and checks one set of 64-bit
-/// keys: no hashing of the whole path, no second copy of it to compare against, and one
-/// cache line of the index touched for one device of a thousand. A path of another shape,
-/// or a device keyed by something other than its path's address, is found by its String
-/// only (slower, still right).
+/// BlueZ names a device's object after its address, under its adapter's path. The fast
+/// lookup reads the address from the path's last 17 characters (upper-case hex, as BlueZ
+/// writes it), compares what comes before with the few adapter paths seen (they stay in
+/// cache), and looks the two up as one 64-bit key: no hashing of the whole path, no second
+/// copy of it to compare against. A path of another shape is found by its String only
+/// (slower, still right).
 struct DevicePathIndex {
     private var byPath: [String: PeripheralID] = [:]
-    /// Devices found fast: the address (48 bits) and, above it, 1 + the index of the
-    /// adapter path before "/dev_…" in `adapters`.
-    private var fast: Set<FastKey> = []
+    /// The devices whose path has the usual shape, by its address (48 bits) and, above
+    /// it, 1 + the index of the adapter path before "/dev_…" in `adapters`.
+    private var fast: [FastKey: PeripheralID] = [:]
     /// Adapter paths seen in device paths ("/org/bluez/hci0"; one or two), one after the
     /// other: reading them takes no reference-counted copy of each.
     private var adapterBytes: [UInt8] = []
     private var adapters: [Range<Int>] = []
+
+    struct FastKey: Hashable {
+        let bits: UInt64
+    }
 
     subscript(path: String) -> PeripheralID? {
         get { byPath[path] }
@@ -33,7 +35,7 @@ struct DevicePathIndex {
 
     private mutating func insert(_ path: String, _ id: PeripheralID) {
         byPath[path] = id
-        guard let (adapter, address) = Self.split(path), id == PeripheralID(address: address) else { return }
+        guard let (adapter, address) = Self.split(path) else { return }
         let a: Int
         if let known = adapterIndex(adapter) {
             a = known
@@ -42,14 +44,14 @@ struct DevicePathIndex {
             adapterBytes += adapter
             a = adapters.count - 1
         }
-        fast.insert(Self.key(address, adapter: a))
+        fast[Self.key(address, adapter: a)] = id
     }
 
     @discardableResult
     mutating func removeValue(forKey path: String) -> PeripheralID? {
         guard let id = byPath.removeValue(forKey: path) else { return nil }
         if let (adapter, address) = Self.split(path), let a = adapterIndex(adapter) {
-            fast.remove(Self.key(address, adapter: a))
+            fast[Self.key(address, adapter: a)] = nil
         }
         return id
     }
@@ -68,9 +70,8 @@ struct DevicePathIndex {
     mutating func lookup(_ cPath: UnsafePointer<CChar>) -> PeripheralID? {
         let n = strlen(cPath)
         let p = UnsafeRawPointer(cPath).assumingMemoryBound(to: UInt8.self)
-        guard let address = Self.address(p, n), let a = adapterIndex(p, n - Self.tail),
-              fast.contains(Self.key(address, adapter: a)) else { return nil }
-        return PeripheralID(address: address)
+        guard let address = Self.address(p, n), let a = adapterIndex(p, n - Self.tail) else { return nil }
+        return fast[Self.key(address, adapter: a)]
     }
 
     /// Which of the adapter paths seen these `count` bytes are, if any.
@@ -89,13 +90,6 @@ struct DevicePathIndex {
 
     static func key(_ address: UInt64, adapter: Int) -> FastKey { FastKey(bits: address | UInt64(adapter + 1) << 48) }
 
-    /// Hashed as an address is (`PeripheralID.mix`), not through a Hasher.
-    struct FastKey: Hashable {
-        let bits: UInt64
-        func hash(into hasher: inout Hasher) { hasher.combine(bits) }
-        func _rawHashValue(seed: Int) -> Int { PeripheralID.mix(bits, seed: seed) }
-    }
-
     /// "/dev_" and "XX_XX_XX_XX_XX_XX".
     static let tail = 5 + 17
 
@@ -108,13 +102,32 @@ struct DevicePathIndex {
         }
     }
 
-    /// The address in ".../dev_XX_XX_XX_XX_XX_XX" (upper-case hex only, so that one
-    /// address is one spelling), or nil.
+    /// The address in ".../dev_XX_XX_XX_XX_XX_XX" as 48 bits (upper-case hex only, so
+    /// that one address is one spelling), or nil.
     static func address(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64? {
         guard n > tail else { return nil }
         let t = p + (n - tail)
         guard t[0] == UInt8(ascii: "/"), t[1] == UInt8(ascii: "d"), t[2] == UInt8(ascii: "e"), t[3] == UInt8(ascii: "v"),
               t[4] == UInt8(ascii: "_") else { return nil }
-        return PeripheralID.parseAddress(t + 5, separator: UInt8(ascii: "_"))
+        var value: UInt64 = 0
+        for i in 0..<17 {
+            let c = t[5 + i]
+            if i % 3 == 2 {
+                guard c == UInt8(ascii: "_") else { return nil }
+            } else {
+                guard let d = hexDigit(c) else { return nil }
+                value = value << 4 | UInt64(d)
+            }
+        }
+        return value
+    }
+
+    /// 0...15 for "0"..."9" and "A"..."F".
+    private static func hexDigit(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 }

@@ -4,15 +4,6 @@
 #ifndef BLEEXPLR_CDBUS_SHIM_H
 #define BLEEXPLR_CDBUS_SHIM_H
 #include <dbus/dbus.h>
-#include <malloc.h>
-
-// libdbus reads into one growing buffer. Once a big message (a GetManagedObjects reply
-// with a thousand devices) has grown it past glibc's mmap threshold, the buffer is an
-// mmapped chunk for good, and every read's grow-then-compact becomes an mremap system
-// call and fresh zeroed pages. Keeping such buffers in the heap avoids that (DBusConnection.open).
-static inline int bx_keep_large_buffers_in_heap(void) { return mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024); }
-// How many chunks glibc has mmapped now (a test checks that the above took effect).
-static inline size_t bx_mmapped_chunk_count(void) { return mallinfo2().hblks; }
 
 static inline int bx_dbus_type_invalid(void) { return DBUS_TYPE_INVALID; }
 static inline int bx_dbus_type_byte(void) { return DBUS_TYPE_BYTE; }

@@ -26,7 +26,6 @@ public final class DBusConnection: DBusClient {
     /// honours DBUS_SYSTEM_BUS_ADDRESS); otherwise any D-Bus address, e.g.
     /// `unix:path=/run/dbus/system_bus_socket` or `tcp:host=127.0.0.1,port=N`.
     public static func open(address: String?, loop: EventLoop) throws(DBusError) -> DBusConnection {
-        _ = keepLargeBuffersInHeap
         var err = CDBus.DBusError()
         dbus_error_init(&err)
         defer { dbus_error_free(&err) }
@@ -354,5 +353,3 @@ extension Result {
     fileprivate var error: Failure? { if case let .failure(e) = self { return e }; return nil }
 }
 
-/// Set once, before the first connection reads anything (see bx_keep_large_buffers_in_heap).
-private let keepLargeBuffersInHeap: Void = { _ = bx_keep_large_buffers_in_heap() }()

@@ -35,7 +35,7 @@ final class CommandRun {
         SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] _ in self.store.send(.interrupted) }
         loop.beforeWait = { [unowned self] in self.runner.flush() }
         backend.start(loop: loop) { [unowned self] event, at in
-            if case .advertisingUpdates = event { self.batches += 1 }
+            if case .advertisementsReceived = event { self.batches += 1 }
             self.store.send(.backend(event, at: at))
         }
         store.send(.appStarted(recordTo: recordTo))

@@ -90,8 +90,9 @@ final class FakeBlueZTests {
                                     .vardict(["RSSI": .int16(-42), "ManufacturerData": .dict(key: "q", value: "v", [
                                         DBusDictEntry(.uint16(0x0059), .variant(.bytes([1, 2, 3])))])]),
                                     .array(element: "s", [])])
-        let expected = BackendEvent.advertisingUpdates([AdvertisingUpdate(id: Self.id, rssi: -42, company: 0x0059,
-                                                                          data: ShortBytes([1, 2, 3]))])
+        let expected = BackendEvent.advertisementsReceived([AdvertisementReport(
+            id: Self.id, address: Self.id.rawValue, name: nil, rssi: -42, connectable: nil,
+            advertisement: Advertisement(manufacturerData: [0x0059: [1, 2, 3]]))])
         #expect(loop.run(until: { self.events.last == expected }, timeout: 5))
         #expect(backend.propertiesChangedCount == before + 1)
     }

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import Explorer
 @testable import DBus
-import func CDBus.bx_mmapped_chunk_count
 
 /// A client and an exported peer service, both DBusConnection, on a private
 /// dbus-daemon, driven by one EventLoop as the app drives them.
@@ -42,16 +41,6 @@ final class BusIntegrationTests {
                              member: member, args: args), timeout: timeout) { result = $0 }
         loop.run(until: { result != nil }, timeout: timeout + 5)
         return result
-    }
-
-    /// libdbus reads into one buffer, which a big message (GetManagedObjects) grows. Had
-    /// glibc made it an mmapped chunk, every later read would cost an mremap call; with a
-    /// connection open, allocations below 32 MiB come from the heap.
-    @Test func largeBuffersStayInTheHeap() throws {
-        let mapped = bx_mmapped_chunk_count()
-        let p = try #require(malloc(24 << 20))
-        defer { free(p) }
-        #expect(bx_mmapped_chunk_count() == mapped)
     }
 
     @Test func uniqueNames() {

@@ -84,11 +84,10 @@ public enum WriteType: String, Equatable, Sendable {
 public enum BackendEvent: Equatable, Sendable {
     case adapterChanged(AdapterStatus)
     case advertisementReceived(AdvertisementReport)
-    /// Several advertising updates that arrived together (one read of a busy bus), in
-    /// order: the same facts as that many `advertisementReceived(update.report)`, at one
-    /// time. Consumers that react to single facts take them one by one through
-    /// `forEachFact`.
-    case advertisingUpdates([AdvertisingUpdate])
+    /// Reports that arrived together (one read of a busy bus), in order, at one time: the
+    /// same facts as that many `advertisementReceived`. Consumers that react to single
+    /// facts take them one by one through `forEachFact`.
+    case advertisementsReceived([AdvertisementReport])
     /// The backend stopped hearing RSSI for this peripheral (BlueZ clears it when a scan stops).
     case rssiLost(PeripheralID)
     case peripheralRemoved(PeripheralID)
@@ -107,13 +106,12 @@ public enum BackendEvent: Equatable, Sendable {
 }
 
 extension BackendEvent {
-    /// The single facts this event stands for, in order: a batch of advertisements is its
+    /// The single facts this event stands for, in order: a batch of reports is its
     /// reports one by one, anything else is itself. The one place a batch is expanded for
     /// code that reacts to each report (headless commands, watch, recordings).
-    @inlinable
     public func forEachFact(_ body: (BackendEvent) throws -> Void) rethrows {
-        if case let .advertisingUpdates(updates) = self {
-            for u in updates { try body(.advertisementReceived(u.report)) }
+        if case let .advertisementsReceived(reports) = self {
+            for r in reports { try body(.advertisementReceived(r)) }
         } else {
             try body(self)
         }

@@ -59,7 +59,7 @@ enum JobReducer {
                 return [.output(.benchEnd), .finish(exitCode: 0)]
             }
             return job.phase == .finding ? found(&s, &job) : []
-        case .advertisingUpdates:
+        case .advertisementsReceived:
             return job.phase == .finding ? found(&s, &job) : []
         case let .connectFailed(id, error) where id == target && job.phase == .connecting:
             if case .watch = job.job { return [watchSays("link", "connecting failed: \(error)")] + reconnect(&s, &job) }

@@ -8,11 +8,11 @@ enum BackendReducer {
             s.adapter = status
         case let .advertisementReceived(report):
             return advertisementReceived(&s, report, at: at)
-        case let .advertisingUpdates(updates):
-            // Exactly as many single reports in a row would: same state, same effects in order.
+        case let .advertisementsReceived(reports):
+            // Each report as if it came on its own: same state, same effects in order.
             var effects: [Effect] = []
-            for i in updates.indices {
-                let e = advertisingUpdate(&s, updates[i], at: at)
+            for i in reports.indices {
+                let e = advertisementReceived(&s, reports[i], at: at)
                 if !e.isEmpty { effects += e }
             }
             return effects
@@ -73,30 +73,13 @@ enum BackendReducer {
         return beaconHeard(&s, report.id, address: report.address, rssi: report.rssi, at: at)
     }
 
-    /// `advertisingUpdate` when it can have no effects: the peripheral is listed and no
-    /// region is watched. Applies the update in place and returns true; otherwise does
-    /// nothing and returns false.
-    static func appliedInPlace(_ s: inout AppState, _ u: AdvertisingUpdate, at: Timestamp) -> Bool {
-        guard s.presence.regions.isEmpty, let i = s.peripherals.index(forKey: u.id) else { return false }
-        s.peripherals.values[i].apply(u, at: at)
-        return true
-    }
-
-    /// Exactly `advertisementReceived(update.report)`; a peripheral already listed is
-    /// updated in place, without making the report.
-    static func advertisingUpdate(_ s: inout AppState, _ u: AdvertisingUpdate, at: Timestamp) -> [Effect] {
-        guard let i = s.peripherals.index(forKey: u.id) else { return advertisementReceived(&s, u.report, at: at) }
-        s.peripherals.values[i].apply(u, at: at)
-        return beaconHeard(&s, u.id, address: nil, rssi: u.rssi, at: at)
-    }
-
     /// After an advertisement: if it is a region's iBeacon, presence decides whether the
-    /// region is entered or left. `address` nil: the id's own spelling.
-    static func beaconHeard(_ s: inout AppState, _ id: PeripheralID, address: String?, rssi: Int?, at: Timestamp) -> [Effect] {
+    /// region is entered or left.
+    static func beaconHeard(_ s: inout AppState, _ id: PeripheralID, address: String, rssi: Int?, at: Timestamp) -> [Effect] {
         guard !s.presence.regions.isEmpty, let p = s.peripherals[id],
               case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon else { return [] }
         // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
-        return s.presence.observe(address: address ?? id.rawValue, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
+        return s.presence.observe(address: address, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
             .map { .regionChanged($0) }
     }
 

@@ -1,34 +1,6 @@
 /// The one place where state changes. Pure: no I/O, no clock, no backend; what must
 /// happen outside comes back as `[Effect]`.
 public enum Reducer {
-    /// Exactly `reduce(&s, .backend(.advertisementReceived(update.report), at: at))`,
-    /// without making the action or the report (the store applies a batch's updates
-    /// where they lie).
-    public static func reduce(_ s: inout AppState, update: AdvertisingUpdate, at: Timestamp) -> [Effect] {
-        var next = 0
-        return reduce(&s, updates: [update], from: &next, at: at)
-    }
-
-    /// `reduce(_:update:at:)` for `updates[next...]` in order (each update is reduced
-    /// here only), up to and including the first that has effects, which are returned
-    /// (empty: all were applied). `next` is left at the update after the last one
-    /// applied. One call for a run of updates that cause nothing else, so the caller need
-    /// not reach its state for each.
-    public static func reduce(_ s: inout AppState, updates: [AdvertisingUpdate], from next: inout Int,
-                              at: Timestamp) -> [Effect] {
-        while next < updates.endIndex {
-            let u = updates[next]
-            next += 1
-            if at > s.now { s.now = at }
-            // Most of a room's traffic changes a listed peripheral and can cause nothing:
-            // no empty list of effects is made (and released) for each.
-            if BackendReducer.appliedInPlace(&s, u, at: at) { continue }
-            let effects = BackendReducer.advertisingUpdate(&s, u, at: at)
-            if !effects.isEmpty { return effects }
-        }
-        return []
-    }
-
     /// The app's reduction, then the command's (if this process runs one), which sees
     /// what the app asked for.
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {

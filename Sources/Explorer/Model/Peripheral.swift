@@ -29,59 +29,33 @@ public enum ConnectionState: Equatable, Sendable {
     }
 }
 
-/// A fixed-capacity history of recent RSSI readings. A ring: appending to a full one
-/// overwrites the oldest in place (every advertisement appends; shifting 47 samples each
-/// time showed in the ingest profile). The samples live inside the struct, not in an
-/// array of their own: an advertisement for one of a thousand devices then touches no
-/// other allocation, and nothing to check for sharing, to record its RSSI.
+/// The most recent RSSI readings, oldest first, at most `capacity` of them.
 public struct RSSIHistory: Equatable, Sendable {
     public static let capacity = 48
-    /// 48 one-byte samples (dBm).
-    private var ring: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
-    private var count: UInt8 = 0
-    /// Where the next sample goes once the ring is full (= the oldest).
-    private var head: UInt8 = 0
+    /// dBm.
+    public private(set) var samples: [Int8] = []
     public init() {}
 
-    /// Oldest first.
-    public var samples: [Int8] {
-        withUnsafeBytes(of: ring) { raw in
-            let all = raw.bindMemory(to: Int8.self)
-            let n = Int(count), h = Int(head)
-            return n < Self.capacity ? Array(all[..<n]) : Array(all[h...]) + Array(all[..<h])
-        }
-    }
-
     public mutating func append(_ rssi: Int) {
-        let v = Int8(clamping: rssi)
-        let slot = Int(count) < Self.capacity ? Int(count) : Int(head)
-        withUnsafeMutableBytes(of: &ring) { $0.storeBytes(of: v, toByteOffset: slot, as: Int8.self) }
-        if Int(count) < Self.capacity {
-            count += 1
-        } else {
-            head = Int(head) + 1 == Self.capacity ? 0 : head + 1
-        }
+        if samples.count == Self.capacity { samples.removeFirst() }
+        samples.append(Int8(clamping: rssi))
     }
-
-    public static func == (a: Self, b: Self) -> Bool { a.samples == b.samples }
 }
 
 public struct Peripheral: Equatable, Sendable, Identifiable {
-    // What every advertisement changes comes first, so that updating one of a thousand
-    // peripherals touches as few cache lines as it can.
-    public var rssi: Int?
-    /// True when the backend stopped reporting RSSI (scan off, out of range): the last
-    /// value is kept and shown as stale, never as 0 dBm.
-    public var rssiStale: Bool = false
-    public var lastSeen: Timestamp
-    public var rssiHistory = RSSIHistory()
-    public var advertisement: Advertisement
     public var id: PeripheralID
     public var address: String
     /// The name as the device gives it (GAP name or advertised local name): untrusted.
     public var name: String?
+    public var rssi: Int?
+    /// True when the backend stopped reporting RSSI (scan off, out of range): the last
+    /// value is kept and shown as stale, never as 0 dBm.
+    public var rssiStale: Bool = false
+    public var rssiHistory = RSSIHistory()
     public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
     public var connectable: Bool
+    public var advertisement: Advertisement
     public var connection: ConnectionState = .disconnected
     public var services: [GATTService]? = nil
     public var mtu: Int? = nil
@@ -99,24 +73,13 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
         if let rssi { rssiHistory.append(rssi) }
     }
 
-    /// A later report: only what it carries changes.
+    /// A later report: only what it carries changes. Its RSSI, if it has one, is the
+    /// current one and joins the history.
     public mutating func apply(_ r: AdvertisementReport, at: Timestamp) {
         advertisement.merge(r.advertisement)
         if let n = r.name ?? r.advertisement.localName { name = n }
         if let c = r.connectable { connectable = c }
-        heard(rssi: r.rssi, at: at)
-    }
-
-    /// Exactly `apply(update.report, at:)`, without making the report.
-    public mutating func apply(_ u: AdvertisingUpdate, at: Timestamp) {
-        if let data = u.data { advertisement.manufacturerData.set(u.company, data) }
-        heard(rssi: u.rssi, at: at)
-    }
-
-    /// What every advertisement, report or update, does: its RSSI (if it has one) is the
-    /// current one and joins the history, and the peripheral was seen now.
-    private mutating func heard(rssi: Int?, at: Timestamp) {
-        if let rssi {
+        if let rssi = r.rssi {
             self.rssi = rssi
             rssiStale = false
             rssiHistory.append(rssi)

@@ -64,7 +64,7 @@ public enum RecordingFormat {
             j.int("rssi", r.rssi)
             j.bool("connectable", r.connectable)
             advertisement(&j, r.advertisement)
-        case .advertisingUpdates:
+        case .advertisementsReceived:
             return nil   // one line per report: forEachLine
         case let .rssiLost(id):
             j.string("type", "rssi-lost")

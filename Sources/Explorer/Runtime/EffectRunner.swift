@@ -5,8 +5,7 @@ public final class EffectRunner {
     private let store: Store
     private let backend: Backend
     private let header: (Timestamp) -> RecordingFormat.Header
-    /// While set, the store shows it every action (its observer comes and goes with it:
-    /// a store that nobody watches handles a storm of reports more cheaply).
+    /// While set, the store shows it every action (its observer comes and goes with it).
     public private(set) var recorder: Recorder? {
         didSet {
             guard let r = recorder else { store.recordingObserver = nil; return }

@@ -1,10 +1,11 @@
 import Observation
 
 /// Owns the state. `send` runs the reducer, tells observers (the recorder), and hands
-/// effects to the effect handler. Actions sent while another is being handled queue up,
-/// so every observer sees them in order. A batch of advertisements is handled report by
-/// report, exactly as the reports sent one by one would be: observers and the recorder
-/// never see a batch, and effects interleave as they would.
+/// effects to the effect handler. Actions sent while another is being handled (by an
+/// observer or an effect) queue up and are handled next, in order, so every observer sees
+/// every action in the order the state went through them. A batch of reports (one read of
+/// a busy bus) is one action: the reducer reduces its reports one by one, the recorder
+/// writes a line for each, and the effects they caused run after the batch.
 @MainActor
 @Observable
 public final class Store {
@@ -30,53 +31,12 @@ public final class Store {
         }
         sending = true
         defer { sending = false }
-        // The action goes straight through (no copy into the queue and out again); only
-        // those sent meanwhile (by an observer or an effect) wait their turn.
-        if case let .backend(.advertisingUpdates(updates), at) = action {
-            // A batch sent on its own is as many sends in a row: each update reduced,
-            // observed (as its report: the recorder writes its line) and its effects run,
-            // then everything those caused, before the next one.
-            // Observation hears of the change once for the whole batch, not per update.
-            withMutation(keyPath: \.state) {
-                if !observers.isEmpty || recordingObserver != nil {
-                    for u in updates {
-                        step(.backend(.advertisementReceived(u.report), at: at), unobserved: true)
-                        drain()
-                    }
-                    return
-                }
-                // Nobody to show the actions to: the updates are applied as they lie in
-                // the batch, without making an action or a report of each, and the state
-                // is reached once for every run of them that causes nothing else. Only
-                // an update's effects can send (and queue) actions: those run, and what
-                // they queued is handled, before the next update.
-                var next = 0
-                while next < updates.endIndex {
-                    let effects = Reducer.reduce(&_state, updates: updates, from: &next, at: at)
-                    for e in effects { effectHandler?(e) }
-                    drain()
-                }
-            }
-        } else {
-            step(action)
-            drain()
-        }
+        handle(action)
+        while !queue.isEmpty { handle(queue.removeFirst()) }
     }
 
-    private func drain() {
-        while !queue.isEmpty {
-            let next = queue.removeFirst()
-            if case let .backend(.advertisingUpdates(updates), at) = next {
-                // Queued, a batch is its reports queued one after another.
-                for u in updates { step(.backend(.advertisementReceived(u.report), at: at)) }
-            } else {
-                step(next)
-            }
-        }
-    }
-
-    private func step(_ action: Action, unobserved: Bool = false) {
-        let effects = unobserved ? Reducer.reduce(&_state, action) : Reducer.reduce(&state, action)
+    private func handle(_ action: Action) {
+        let effects = Reducer.reduce(&state, action)
         for o in observers { o(action, self) }
         recordingObserver?(action, self)
         for e in effects { effectHandler?(e) }
