@@ -38,10 +38,12 @@ let package = Package(
         .executableTarget(name: "FuzzDecoders", dependencies: ["Explorer"]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
-        .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Explorer", "DBus"]),
+        // Helpers the test targets share: a private dbus-daemon, the binary in tmux.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BlueZTests", dependencies: ["Explorer", "DBus", "BlueZ", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Explorer", "DBus", "TestSupport"]),
         .testTarget(name: "WebHookTests", dependencies: ["Explorer", "WebHook"]),
-        .testTarget(name: "DBusTests", dependencies: ["Explorer", "DBus"]),
+        .testTarget(name: "DBusTests", dependencies: ["Explorer", "DBus", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,7 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
-    static let hints = "r read · w write · n notify · a action · f format · m messages · Esc back"
+    static let hints = Keymap.hints(.characteristic)
 
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
@@ -66,8 +66,8 @@ enum CharacteristicScreen {
                   x: 1, y: 5, style: .dimmed)
         }
 
-        if let target = s.attachedActions[cid] {
-            drawAction(target, s.actionActivity[cid] ?? ActionActivity(), y: 9, into: &g)
+        if let target = s.attachedHooks[cid] {
+            drawHook(target, s.hookActivity[cid] ?? HookActivity(), y: 9, into: &g)
         }
 
         if let stream = s.streams[cid] {
@@ -96,8 +96,8 @@ enum CharacteristicScreen {
     }
 
     /// The attached action (`a`) and how its events fared.
-    static func drawAction(_ target: ActionTarget, _ a: ActionActivity, y: Int, into g: inout CellGrid) {
-        g.put("Action", x: 1, y: y, style: .dimmed)
+    static func drawHook(_ target: HookTarget, _ a: HookActivity, y: Int, into g: inout CellGrid) {
+        g.put("Hook", x: 1, y: y, style: .dimmed)
         var x = 9
         let room = max(10, g.width / 2 - x), summary = "↯ " + target.summary
         // Cut with an ellipsis, so a long command does not look like the whole of it.

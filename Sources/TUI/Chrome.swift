@@ -39,7 +39,7 @@ enum Chrome {
             switch input.purpose {
             case .filter: prompt = "/ filter: "
             case .write: prompt = "write (hex 01 ff, or \"text\"): "
-            case .action: prompt = "action (exec CMD · post URL · off): "
+            case .hook: prompt = "hook (exec CMD · post URL · off): "
             }
             var x = g.put(prompt, x: 0, y: msgY, style: .accent)
             x += g.put(input.text, x: x, y: msgY)
@@ -65,13 +65,13 @@ enum Chrome {
         }
         items.append(s.adapter.discovering ? "scanning" : "scan off")
         if case let .on(path) = s.recording { items.append("● REC \(path)") }
-        if !s.presence.regions.isEmpty {
-            let inside = s.presence.regions.filter(\.inside).map(\.region.name)
+        if !s.regionWatch.regions.isEmpty {
+            let inside = s.regionWatch.regions.filter(\.inside).map(\.region.name)
             items.append(inside.isEmpty ? "⌂ outside" : "⌂ " + inside.joined(separator: ","))
         }
-        if !s.attachedActions.isEmpty {
-            let fired = s.actionActivity.values.reduce(0) { $0 + $1.fired }
-            let problems = s.actionActivity.values.reduce(0) { $0 + $1.problems }
+        if !s.attachedHooks.isEmpty {
+            let fired = s.hookActivity.values.reduce(0) { $0 + $1.fired }
+            let problems = s.hookActivity.values.reduce(0) { $0 + $1.problems }
             items.append("↯\(fired) fired" + (problems > 0 ? ", \(problems) failed" : ""))
         }
         items.append("\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")")

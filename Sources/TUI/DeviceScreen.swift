@@ -2,7 +2,7 @@ import Explorer
 
 /// A connected peripheral: its services and characteristics as a tree.
 enum DeviceScreen {
-    static let hints = "Enter open · Tab fold · d disconnect · Esc back · ? help"
+    static let hints = Keymap.hints(.device)
 
     static func draw(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid] else { return }

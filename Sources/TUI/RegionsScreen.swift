@@ -3,10 +3,10 @@ import Explorer
 /// iBeacon regions (`b`): each region inside or outside and since when, the beacons
 /// heard in it with their RSSI and whether they hold it, then the latest transitions.
 enum RegionsScreen {
-    static let hints = "b or Esc back · regions come from --region NAME=UUID[:MAJOR[:MINOR]]"
+    static let hints = Keymap.hints(.regions) + " · regions come from --region NAME=UUID[:MAJOR[:MINOR]]"
 
     static func draw(_ s: AppState, into g: inout CellGrid) {
-        let p = s.presence, cfg = p.config
+        let p = s.regionWatch, cfg = p.config
         g.put("iBeacon regions", x: 1, y: 1, style: .title)
         let rule = "enter at ≥ \(cfg.enterRSSI) dBm · leave when nothing ≥ \(cfg.exitRSSI) dBm for \(formatFixed(cfg.exitAfter, 0)) s"
         g.put(rule, x: max(18, g.width - CellGrid.columns(of: rule) - 1), y: 1, style: .dimmed, maxWidth: g.width - 19)
@@ -42,7 +42,7 @@ enum RegionsScreen {
     }
 
     static func drawRegion(_ r: RegionState, _ s: AppState, y: inout Int, bottom: Int, into g: inout CellGrid) {
-        let cfg = s.presence.config
+        let cfg = s.regionWatch.config
         var x = g.put(r.inside ? "● " : "○ ", x: 1, y: y, style: r.inside ? .good : .dimmed)
         x += g.put(r.region.name, x: 1 + x, y: y, style: .title, maxWidth: 32)
         var state = r.inside ? "INSIDE" : "outside"

@@ -2,7 +2,7 @@ import Explorer
 
 /// Scan list: every peripheral heard, with live RSSI, advertisement summary and age.
 enum ScanScreen {
-    static let hints = "Enter connect · i details · / filter · o sort · s scan · R rec · ? help · q quit"
+    static let hints = Keymap.hints(.scan)
 
     static func draw(_ s: AppState, into g: inout CellGrid) {
         let ids = ScanQuery.ids(s)

@@ -37,8 +37,8 @@ enum HTTPTransfer: Equatable, Sendable {
 /// Secrets (`${NAME}` in the URL, headers or body) are resolved only here, just before
 /// sending, and never appear in reports.
 @MainActor
-public final class HTTPSender: ActionSender {
-    public let action: HTTPAction
+public final class HTTPSender: HookSender {
+    public let hook: HTTPHook
     public let maxAttempts: Int? = nil
     private let secret: (String) -> String?
     private let inbox: LoopInbox
@@ -48,8 +48,8 @@ public final class HTTPSender: ActionSender {
     private var waiting: [Int: @MainActor (SendOutcome) -> Void] = [:]
     private var nextID = 0
 
-    public init(action: HTTPAction, loop: EventLoop, timeout: Double = 15, secret: @escaping (String) -> String?) {
-        self.action = action
+    public init(hook: HTTPHook, loop: EventLoop, timeout: Double = 15, secret: @escaping (String) -> String?) {
+        self.hook = hook
         self.secret = secret
         self.timeout = timeout
         inbox = LoopInbox(loop: loop)
@@ -57,14 +57,14 @@ public final class HTTPSender: ActionSender {
     }
 
     /// The request for an event, or why it cannot be built (a missing secret).
-    public func request(for e: FiredEvent) -> Result<HTTPRequest, ActionSpecError> {
-        let resolve = { (s: String) in ActionTemplate.resolveSecrets(s, self.secret) }
+    public func request(for e: FiredEvent) -> Result<HTTPRequest, HookSpecError> {
+        let resolve = { (s: String) in HookTemplate.resolveSecrets(s, self.secret) }
         let resolved: String
-        switch resolve(action.url) { case let .success(u): resolved = u; case let .failure(e): return .failure(e) }
-        guard let url = Self.normalizedURL(resolved) else { return .failure(.init("not a valid URL: \(action.url)")) }
+        switch resolve(hook.url) { case let .success(u): resolved = u; case let .failure(e): return .failure(e) }
+        guard let url = Self.normalizedURL(resolved) else { return .failure(.init("not a valid URL: \(hook.url)")) }
         var headers: [(name: String, value: String)] = []
         var hasContentType = false
-        for h in action.headers {
+        for h in hook.headers {
             switch resolve(h.value) {
             case let .success(v):
                 // A secret with a line break would start a header of its own.
@@ -78,17 +78,17 @@ public final class HTTPSender: ActionSender {
         }
         if !hasContentType { headers.append(("Content-Type", "application/json; charset=utf-8")) }
         let body: String
-        if let template = action.body {
+        if let template = hook.body {
             // Secrets first, into the template only: a device whose value says
             // "${TOKEN}" must not get the token put in its place.
             switch resolve(template) {
-            case let .success(t): body = ActionTemplate.render(t, e, json: action.isJSON)
+            case let .success(t): body = HookTemplate.render(t, e, json: hook.isJSON)
             case let .failure(err): return .failure(err)
             }
         } else {
             body = e.json
         }
-        return .success(HTTPRequest(method: action.method, url: url, headers: headers, body: Array(body.utf8)))
+        return .success(HTTPRequest(method: hook.method, url: url, headers: headers, body: Array(body.utf8)))
     }
 
     /// The URL as sent: http or https, parsed by libcurl, non-ASCII bytes of the path and
@@ -133,7 +133,7 @@ public final class HTTPSender: ActionSender {
     func masked(_ outcome: SendOutcome) -> SendOutcome {
         guard case let .rejected(text) = outcome else { return outcome }
         var t = text
-        for n in action.secretNames { if let v = secret(n), v.count >= 3 { t = t.replacing(v, with: "•••") } }
+        for n in hook.secretNames { if let v = secret(n), v.count >= 3 { t = t.replacing(v, with: "•••") } }
         return .rejected(t)
     }
 

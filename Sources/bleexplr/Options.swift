@@ -61,10 +61,10 @@ Actions (watch, and `a` on a characteristic screen in the app):
   -h, --help         this help
 
 Keys in the app: arrows or j/k move, Enter connects/opens, Esc goes back, / filters,
-a attaches an action to a characteristic, b shows iBeacon regions, ? lists every key,
+a attaches a hook to a characteristic, b shows iBeacon regions, ? lists every key,
 q quits. In the demo, SIGUSR1 presses the iTag's button. In a
 replay: p pauses, x cycles the speed (1x, 10x, max), [ ] seek 10 s, { } a minute.
-See docs/actions.md for watch and monitor, with a kintone example.
+See docs/hooks.md for watch and monitor, with a kintone example.
 """
 
 /// What the process does: the app, or one command without a screen.

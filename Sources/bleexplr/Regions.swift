@@ -10,7 +10,7 @@ let monitorUsage = """
 /// iBeacon regions: the app's regions panel and `monitor` share these options.
 struct RegionFlags {
     var regions: [Region] = []
-    var config = PresenceConfig()
+    var config = RegionConfig()
     var onEnter: String?
     var onExit: String?
 
@@ -90,7 +90,7 @@ func runMonitor(_ flags: RegionFlags, _ command: CommandRun, json: Bool, recordT
         }
     }
     if !json {
-        let names = command.store.state.presence.regions.map { "\($0.region.name)=\($0.region.spec)" }.joined(separator: ", ")
+        let names = command.store.state.regionWatch.regions.map { "\($0.region.name)=\($0.region.spec)" }.joined(separator: ", ")
         fputs("bleexplr: monitoring \(names) (enter at \(flags.config.enterRSSI) dBm, exit below \(flags.config.exitRSSI) dBm for \(formatFixed(flags.config.exitAfter, 0)) s)\n", stderr)
     }
     return command.run(recordTo: recordTo, ticks: true)

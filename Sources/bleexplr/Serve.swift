@@ -154,7 +154,7 @@ final class ServeRunner {
     private func redraw() {
         guard let t = terminal else { return }
         let (w, h) = t.size
-        t.draw(PeripheralScreen.render(screen, width: w, height: h))
+        t.draw(ServeScreen.render(screen, width: w, height: h))
     }
     private var control: Bytes = []
 

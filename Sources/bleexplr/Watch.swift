@@ -10,7 +10,7 @@ let watchUsage = """
 struct WatchPlan {
     var address: String
     var uuid: BLEUUID
-    var target: ActionTarget
+    var target: HookTarget
     var debounce: Double
     var queuePath: String
     var queueSize: Int
@@ -41,13 +41,13 @@ struct WatchVerb: VerbParser {
     func verb(_ rest: [String], _ options: Options) -> Verb {
         guard rest.count == 2 else { fail("usage: bleexplr watch ADDRESS UUID (--exec CMD | --post URL) (see --help)") }
         let address = parseAddress(rest[0]), uuid = parseUUID(rest[1])
-        let target: ActionTarget
+        let target: HookTarget
         switch (exec, post) {
         case let (cmd?, nil):
             guard headers.isEmpty, body == nil else { fail("--header and --body go with --post, not --exec") }
             target = .exec(command: cmd)
         case let (nil, url?):
-            switch HTTPAction.make(url: url, headers: headers, body: body) {
+            switch HTTPHook.make(url: url, headers: headers, body: body) {
             case let .success(h): target = .post(h)
             case let .failure(e): fail(e.message)
             }
@@ -84,15 +84,15 @@ struct WatchVerb: VerbParser {
 /// here the hook's queue on disk is wired in, so neither an offline server nor a restart
 /// of watch loses a press.
 @MainActor
-func runWatch(_ plan: WatchPlan, _ command: CommandRun, delivery: ActionDelivery, recordTo: String?) -> Int32 {
+func runWatch(_ plan: WatchPlan, _ command: CommandRun, delivery: HookDelivery, recordTo: String?) -> Int32 {
     let say = { (event: String, message: String) in
         for line in command.printer.lines(.watch(event: event, message: message, seq: nil), now: Timestamp.now()) {
             print(line.text)
         }
         fflush(stdout)
     }
-    command.runner.onFireAction = { _, event in delivery.fire(event) }
-    delivery.onReport = { report in command.store.send(.actionReported(report, for: nil)) }
+    command.runner.onFireHook = { _, event in delivery.fire(event) }
+    delivery.onReport = { report in command.store.send(.hookReported(report, for: nil)) }
     say("start", "watching \(plan.address) \(plan.uuid) → \(plan.target.summary); queue \(plan.queuePath)"
         + (delivery.pendingCount > 0 ? " (\(delivery.pendingCount) events from an earlier run to deliver)" : ""))
     if delivery.queue.skippedLines > 0 {

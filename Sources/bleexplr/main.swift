@@ -74,7 +74,7 @@ if let replay {
     initial.rssiFilterOn = false
 }
 let regions = options.regions.regions.isEmpty && options.demo ? SimulatedBackend.demoRegions : options.regions.regions
-initial.presence = PresenceState(regions: regions, config: options.regions.config)
+initial.regionWatch = RegionWatch(regions: regions, config: options.regions.config)
 switch options.verb {
 case let .command(job, _): initial.job = JobState(job: job)
 case let .watch(plan): initial.job = JobState(job: .watch(address: plan.address, uuid: plan.uuid, debounce: plan.debounce))
@@ -106,9 +106,9 @@ case let .watch(plan):
     guard missing.isEmpty else {
         fail("no value for " + missing.map { "${\($0)}" }.joined(separator: ", ") + " (set it in the environment or --secrets FILE)")
     }
-    let queue: ActionQueue
-    do { queue = try ActionQueue(path: plan.queuePath, capacity: plan.queueSize) } catch { fail(error.description) }
-    let delivery = ActionDelivery(queue: queue, sender: makeSender(plan.target, loop: loop, secrets: secrets), loop: loop)
+    let queue: HookQueue
+    do { queue = try HookQueue(path: plan.queuePath, capacity: plan.queueSize) } catch { fail(error.description) }
+    let delivery = HookDelivery(queue: queue, sender: makeSender(plan.target, loop: loop, secrets: secrets), loop: loop)
     let command = CommandRun(store: store, backend: backend, runner: runner, loop: loop, printer: CommandPrinter(json: options.json))
     let code = runWatch(plan, command, delivery: delivery, recordTo: options.record)
     connection?.close()
@@ -119,9 +119,9 @@ case .app, .replay, .serve:
 
 let terminal: Terminal
 do { terminal = try Terminal() } catch { fail("\(error)") }
-let hub = ActionHub(store: store, loop: loop, secrets: secrets)
-runner.onAttachAction = { cid, target in hub.attach(cid, target) }
-runner.onFireAction = { cid, event in hub.fire(cid, event) }
+let hub = HookHub(store: store, loop: loop, secrets: secrets)
+runner.onAttachHook = { cid, target in hub.attach(cid, target) }
+runner.onFireHook = { cid, event in hub.fire(cid, event) }
 runner.onRegionChanged = { t in
     runRegionCommand(options.regions, t, loop: loop) { message, problem in store.send(.commandReported(message, problem: problem)) }
 }
@@ -135,8 +135,8 @@ if let replay {
 app.onSignal = { sig in if sig == SIGUSR1 { simulated?.pressButton() } }
 let code = app.run(recordTo: options.record)
 connection?.close()
-// Actions attached with `a` live as long as the app: say what they leave undelivered.
+// Hooks attached with `a` live as long as the app: say what they leave undelivered.
 if hub.pendingCount > 0 {
-    fputs("bleexplr: \(hub.pendingCount) action event(s) were not delivered before quitting (use `watch` for a queue that survives restarts)\n", stderr)
+    fputs("bleexplr: \(hub.pendingCount) hook event(s) were not delivered before quitting (use `watch` for a queue that survives restarts)\n", stderr)
 }
 exit(code)

@@ -39,7 +39,7 @@ struct BatchTests {
     static func initial() -> AppState {
         var s = AppState(now: Fixture.t0)
         s.adapter = AdapterStatus(name: "hci0", power: .on, discovering: true)
-        s.presence = PresenceState(regions: [Region(name: "Porch", uuid: porch, major: 7)], config: PresenceConfig())
+        s.regionWatch = RegionWatch(regions: [Region(name: "Porch", uuid: porch, major: 7)], config: RegionConfig())
         // A named device already listed: updates leave its name and services alone.
         _ = Reducer.reduce(&s, .backend(.advertisementReceived(AdvertisementReport(
             id: Fixture.hrm, address: Fixture.hrm.rawValue, name: "HRM", rssi: -70, connectable: true,

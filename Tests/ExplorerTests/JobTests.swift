@@ -138,7 +138,7 @@ struct JobTests {
         #expect(Fixture.apply(&s, .notifyChanged(Motor.char, enabled: true, nil))
             == [.output(.watch(event: "subscribed", message: "connected and subscribed to \(Motor.uuid)", seq: nil))])
         let fired = Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09]))
-        guard case let .fireAction(cid, event) = fired.first else { Issue.record("no hook in \(fired)"); return }
+        guard case let .fireHook(cid, event) = fired.first else { Issue.record("no hook in \(fired)"); return }
         #expect(cid == Motor.char && event.name == "Motor temperature" && event.decoded == "23.45 °C")
         #expect(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09]), after: 0.5) == [])   // within the debounce
         #expect(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09]), after: 1.5).count == 1)

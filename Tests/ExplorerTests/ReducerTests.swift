@@ -350,3 +350,4 @@ struct ScanFilterTests {
         #expect(Keymap.action(for: .char("c"), in: s) == .connectableOnlyToggled)
     }
 }
+

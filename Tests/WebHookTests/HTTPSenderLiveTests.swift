@@ -125,9 +125,9 @@ final class LocalServer: @unchecked Sendable {
     func sender(_ url: String, _ headers: [String], body: String?, timeout: Double = 15,
                 secrets: [String: String] = [:]) throws -> (HTTPSender, EventLoop) {
         let h = try headers.map { try HTTPHeader.parse($0).get() }
-        let action = try HTTPAction.make(url: url, headers: h, body: body).get()
+        let action = try HTTPHook.make(url: url, headers: h, body: body).get()
         let loop = EventLoop()
-        return (HTTPSender(action: action, loop: loop, timeout: timeout) { secrets[$0] }, loop)
+        return (HTTPSender(hook: action, loop: loop, timeout: timeout) { secrets[$0] }, loop)
     }
 
     /// Sends once and runs the event loop until the answer is back (the callback comes

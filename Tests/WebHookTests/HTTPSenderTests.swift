@@ -8,8 +8,8 @@ import Explorer
 
     func sender(_ url: String, _ headers: [String], body: String?, secrets: [String: String] = [:]) throws -> HTTPSender {
         let h = try headers.map { try HTTPHeader.parse($0).get() }
-        let action = try HTTPAction.make(url: url, headers: h, body: body).get()
-        return HTTPSender(action: action, loop: EventLoop()) { secrets[$0] }
+        let action = try HTTPHook.make(url: url, headers: h, body: body).get()
+        return HTTPSender(hook: action, loop: EventLoop()) { secrets[$0] }
     }
 
     @Test func kintoneBodyGoesThroughUntouchedWithTheTokenFromSecrets() throws {
@@ -23,7 +23,7 @@ import Explorer
         #expect(r.value(forHeader: "Content-Type") == "application/json; charset=utf-8")
         let sent = String(decoding: r.body, as: UTF8.self)
         #expect(sent == #"{"app": 7, "record": {"アイテム": {"value": "会議室A：ホワイトボードマーカー（黒）"}, "数量": {"value": "2"}, "押下": {"value": "01 2025-12-01T00:00:00.250Z"}}}"#)
-        #expect(!s.action.headers[0].shown.contains("s3cr3t"))
+        #expect(!s.hook.headers[0].shown.contains("s3cr3t"))
     }
 
     @Test func aMissingSecretIsAnErrorNotAnEmptyHeader() throws {
@@ -87,9 +87,9 @@ import Explorer
 
     @Test func aSecretThatWouldBreakTheURLOrAHeaderIsAnError() throws {
         let u = try sender("http://127.0.0.1:9/${P}", [], body: nil, secrets: ["P": "a b"])
-        #expect(throws: ActionSpecError.self) { try u.request(for: event).get() }
+        #expect(throws: HookSpecError.self) { try u.request(for: event).get() }
         let h = try sender("http://127.0.0.1:9/x", ["X-Token: ${KEY}"], body: nil, secrets: ["KEY": "abc\r\nX-Evil: 1"])
-        #expect(throws: ActionSpecError.self) { try h.request(for: event).get() }
+        #expect(throws: HookSpecError.self) { try h.request(for: event).get() }
         #expect(HTTPSender.normalizedURL("https://example.com:8443/a?b=c#d") == "https://example.com:8443/a?b=c#d")
         #expect(HTTPSender.normalizedURL("http://") == nil)
         #expect(HTTPSender.normalizedURL("ftp://example.com/") == nil)

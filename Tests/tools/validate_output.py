@@ -12,6 +12,8 @@ import sys
 
 import jsonschema
 
+from validate_recording import check_lines
+
 
 def main() -> int:
     schema_path, kind, path = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -29,17 +31,7 @@ def main() -> int:
     if not lines:
         print("no lines")
         return 1
-    errors = 0
-    for number, line in enumerate(lines, 1):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            print(f"line {number}: not JSON: {e}")
-            errors += 1
-            continue
-        for err in validator.iter_errors(obj):
-            print(f"line {number}: {err.json_path}: {err.message}")
-            errors += 1
+    errors = check_lines(validator, lines)
     print(f"{len(lines)} lines, {errors} errors")
     return 1 if errors else 0
 

@@ -13,6 +13,25 @@ import sys
 import jsonschema
 
 
+def check_lines(validator, lines, extra=lambda number, obj: []) -> int:
+    """Prints each line's errors (not JSON, `extra`'s, the schema's); returns how many."""
+    errors = 0
+    for number, line in enumerate(lines, 1):
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            print(f"line {number}: not JSON: {e}")
+            errors += 1
+            continue
+        for message in extra(number, obj):
+            print(f"line {number}: {message}")
+            errors += 1
+        for err in validator.iter_errors(obj):
+            print(f"line {number}: {err.json_path}: {err.message}")
+            errors += 1
+    return errors
+
+
 def main() -> int:
     schema_path, recording_path = sys.argv[1], sys.argv[2]
     with open(schema_path, encoding="utf-8") as f:
@@ -27,20 +46,11 @@ def main() -> int:
     if not lines:
         print("empty recording")
         return 1
-    errors = 0
-    for number, line in enumerate(lines, 1):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            print(f"line {number}: not JSON: {e}")
-            errors += 1
-            continue
+    def header_first(number, obj):
         if number == 1 and obj.get("type") != "header":
-            print("line 1: the first line must be the header")
-            errors += 1
-        for err in validator.iter_errors(obj):
-            print(f"line {number}: {err.message}")
-            errors += 1
+            return ["the first line must be the header"]
+        return []
+    errors = check_lines(validator, lines, header_first)
     print(f"{len(lines)} lines, {errors} errors")
     return 1 if errors else 0
 

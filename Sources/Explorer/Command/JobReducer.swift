@@ -21,8 +21,8 @@ enum JobReducer {
             out = timerFired(&s, &job, timer)
         case .interrupted:
             out = leave(&s, &job, exitCode: job.job.isOpenEnded ? 0 : 130)
-        case let .actionReported(report, nil):
-            if case .watch = job.job { out = [.output(.watch(event: "action", message: report.text, seq: report.seq))] }
+        case let .hookReported(report, nil):
+            if case .watch = job.job { out = [.output(.watch(event: "hook", message: report.text, seq: report.seq))] }
         case .tick:
             out = warnUnmeasured(s, &job)
         default:
@@ -214,7 +214,7 @@ enum JobReducer {
             if debounce > 0, let last = job.lastFired, at - last < debounce { return [] }
             job.lastFired = at
             guard let cid = job.characteristic, let id = job.target, let (_, c) = s.peripherals[id]?.characteristic(cid) else { return [] }
-            return [.fireAction(cid, s.firedEvent(at: at, address: address, c, bytes))]
+            return [.fireHook(cid, s.firedEvent(at: at, address: address, c, bytes))]
         default:
             return []
         }
@@ -297,7 +297,7 @@ enum JobReducer {
     /// `monitor`: a beacon heard without an RSSI cannot bring a region in; say so once.
     static func warnUnmeasured(_ s: AppState, _ job: inout JobState) -> [Effect] {
         guard case .monitor = job.job else { return [] }
-        let unmeasured = s.presence.unmeasured
+        let unmeasured = s.regionWatch.unmeasured
         guard unmeasured.count > job.unmeasuredWarned else { return [] }
         defer { job.unmeasuredWarned = unmeasured.count }
         return unmeasured.dropFirst(job.unmeasuredWarned).map { address in

@@ -42,8 +42,8 @@ public enum Action: Equatable, Sendable {
     case recordingToggled
     case powerOnRequested
     case helpToggled
-    /// `a` on a characteristic: attach (or change, or detach) an action.
-    case actionStarted
+    /// `a` on a characteristic: attach (or change, or detach) a hook.
+    case hookStarted
     /// `b`: the iBeacon regions screen.
     case regionsRequested
     case quitRequested
@@ -63,10 +63,10 @@ public enum Action: Equatable, Sendable {
     case recordingStopped
     case recordingFailed(String)
     /// An attached action's event was queued, delivered, retried or dropped.
-    case actionReported(DeliveryReport, for: CharacteristicID?)
+    case hookReported(DeliveryReport, for: CharacteristicID?)
     /// An action attached with `a` could not be set up (a missing secret, say).
-    case actionAttachFailed(CharacteristicID, String)
-    /// A region's on-enter/on-exit command finished (or an action could not be set up).
+    case hookAttachFailed(CharacteristicID, String)
+    /// A region's on-enter/on-exit command finished (or a hook could not be set up).
     case commandReported(String, problem: Bool)
     /// A replay moved on, paused, changed speed or ended.
     case replayChanged(ReplayStatus)
@@ -81,10 +81,10 @@ public enum Effect: Equatable, Sendable {
     case stopRecording
     /// A region was entered or left: record it and run its command.
     case regionChanged(RegionTransition)
-    /// Attach (or with nil, detach) an action to a characteristic.
-    case attachAction(CharacteristicID, ActionTarget?)
-    /// A notification on a characteristic with an action: deliver it.
-    case fireAction(CharacteristicID, FiredEvent)
+    /// Attach (or with nil, detach) a hook to a characteristic.
+    case attachHook(CharacteristicID, HookTarget?)
+    /// A notification on a characteristic with a hook: deliver it.
+    case fireHook(CharacteristicID, FiredEvent)
     /// Pause, speed or seek the replay backend.
     case replay(ReplayControl)
     /// A command's result or message to print.

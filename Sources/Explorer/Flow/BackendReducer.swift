@@ -54,10 +54,10 @@ enum BackendReducer {
         case let .valueNotified(cid, bytes):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
             s.streams[cid]?.add(bytes, at: at)
-            if s.attachedActions[cid] != nil, let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }),
+            if s.attachedHooks[cid] != nil, let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }),
                let (_, c) = p.characteristic(cid) {
-                s.actionActivity[cid, default: ActionActivity()].fired += 1
-                return [.fireAction(cid, FiredEvent(at: at, address: p.address, uuid: c.uuid, bytes: bytes))]
+                s.hookActivity[cid, default: HookActivity()].fired += 1
+                return [.fireHook(cid, FiredEvent(at: at, address: p.address, uuid: c.uuid, bytes: bytes))]
             }
         case let .scanFailed(error):
             s.scanWanted = false
@@ -73,13 +73,13 @@ enum BackendReducer {
         return beaconHeard(&s, report.id, address: report.address, rssi: report.rssi, at: at)
     }
 
-    /// After an advertisement: if it is a region's iBeacon, presence decides whether the
+    /// After an advertisement: if it is a region's iBeacon, the region watch decides whether the
     /// region is entered or left.
     static func beaconHeard(_ s: inout AppState, _ id: PeripheralID, address: String, rssi: Int?, at: Timestamp) -> [Effect] {
-        guard !s.presence.regions.isEmpty, let p = s.peripherals[id],
+        guard !s.regionWatch.regions.isEmpty, let p = s.peripherals[id],
               case let .iBeacon(uuid, major, minor, _)? = p.advertisement.beacon else { return [] }
         // BlueZ leaves an unchanged RSSI out of a report: the last one still holds.
-        return s.presence.observe(address: address, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
+        return s.regionWatch.observe(address: address, uuid: uuid, major: major, minor: minor, rssi: rssi ?? p.rssi, at: at)
             .map { .regionChanged($0) }
     }
 

@@ -1,56 +1,157 @@
-/// Keys to actions, per screen. Every key the app knows is here, and the help overlay
-/// lists `Keymap.help`.
+/// The screens a key can apply to.
+public enum KeyScope: String, CaseIterable, Sendable {
+    case scan, details, device, characteristic, regions
+
+    public init(_ route: Route) {
+        switch route {
+        case .scan: self = .scan
+        case .details: self = .details
+        case .device: self = .device
+        case .characteristic: self = .characteristic
+        case .regions: self = .regions
+        }
+    }
+}
+
+/// One key and what it does: where it applies, the action it sends, and its word on each
+/// screen's hint line.
+public struct KeyBinding: Sendable {
+    public let keys: [Key]
+    /// nil: on every screen.
+    public let scopes: Set<KeyScope>?
+    public let replayOnly: Bool
+    public let action: Action
+    /// Its word on the hint line of these screens ("Enter connect" on the scan list).
+    public let hints: [KeyScope: String]
+
+    init(_ keys: [Key], _ action: Action, on scopes: Set<KeyScope>? = nil, replayOnly: Bool = false,
+         hints: [KeyScope: String] = [:]) {
+        self.keys = keys; self.action = action; self.scopes = scopes; self.replayOnly = replayOnly; self.hints = hints
+    }
+
+    func applies(_ key: Key, _ s: AppState) -> Bool {
+        keys.contains(key) && (!replayOnly || s.replay != nil) && (scopes?.contains(KeyScope(s.route)) ?? true)
+    }
+}
+
+/// A row of the help (`?`) and of the README's key table: the keys as people write them,
+/// what they do, and the bindings behind them.
+public struct KeyRow: Sendable {
+    public let label: String
+    public let help: String
+    public let bindings: [KeyBinding]
+}
+
+/// Every key the app knows, in one table: the keymap, the help overlay, the screens' hint
+/// lines and the README's key table (checked by a test) all come from `Keymap.rows`.
+/// While a prompt is open, or the help is shown, keys mean what `inputAction` and
+/// `helpAction` say instead.
 public enum Keymap {
+    public static let rows: [KeyRow] = [
+        KeyRow(label: "↑↓ j k PgUp PgDn g G", help: "move, page, top, bottom", bindings: [
+            KeyBinding([.up, .char("k")], .cursorMoved(.up)),
+            KeyBinding([.down, .char("j")], .cursorMoved(.down)),
+            KeyBinding([.pageUp, .ctrl("b")], .cursorMoved(.pageUp)),
+            KeyBinding([.pageDown, .ctrl("f"), .char(" ")], .cursorMoved(.pageDown)),
+            KeyBinding([.home, .char("g")], .cursorMoved(.top)),
+            KeyBinding([.end, .char("G")], .cursorMoved(.bottom)),
+        ]),
+        KeyRow(label: "Enter → l", help: "connect / open", bindings: [
+            KeyBinding([.enter, .right, .char("l")], .rowActivated,
+                       hints: [.scan: "Enter connect", .details: "Enter connect", .device: "Enter open"]),
+        ]),
+        KeyRow(label: "i", help: "advertisement details (Enter on a beacon too)", bindings: [
+            KeyBinding([.char("i")], .detailsRequested, hints: [.scan: "i details"]),
+        ]),
+        KeyRow(label: "/", help: "filter by name, address, UUID, company", bindings: [
+            KeyBinding([.char("/")], .filterStarted, hints: [.scan: "/ filter"]),
+        ]),
+        KeyRow(label: "o s", help: "sort (RSSI, name, last/first seen); scan on/off", bindings: [
+            KeyBinding([.char("o")], .sortCycled, hints: [.scan: "o sort"]),
+            KeyBinding([.char("s")], .scanToggled, hints: [.scan: "s scan"]),
+        ]),
+        KeyRow(label: "c u + -", help: "only connectable, hide unnamed, min RSSI ±5 dB", bindings: [
+            KeyBinding([.char("c")], .connectableOnlyToggled),
+            KeyBinding([.char("u")], .hideUnnamedToggled),
+            KeyBinding([.char("+"), .char("=")], .minRSSIChanged(step: 5)),
+            KeyBinding([.char("-")], .minRSSIChanged(step: -5)),
+        ]),
+        KeyRow(label: "d Tab", help: "disconnect; collapse/expand service", bindings: [
+            KeyBinding([.char("d")], .disconnectRequested, hints: [.device: "d disconnect"]),
+            KeyBinding([.tab], .collapseToggled, hints: [.device: "Tab fold"]),
+        ]),
+        KeyRow(label: "r w", help: "read; write hex (01 ff) or \"text\"", bindings: [
+            KeyBinding([.char("r")], .readRequested, hints: [.characteristic: "r read"]),
+            KeyBinding([.char("w")], .writeStarted, hints: [.characteristic: "w write"]),
+        ]),
+        KeyRow(label: "n", help: "notifications/indications on/off", bindings: [
+            KeyBinding([.char("n")], .notifyToggled, hints: [.characteristic: "n notify"]),
+        ]),
+        KeyRow(label: "f F", help: "value format: decoded, hex, text, ints, floats", bindings: [
+            KeyBinding([.char("f")], .formatCycled(forward: true), hints: [.characteristic: "f format"]),
+            KeyBinding([.char("F")], .formatCycled(forward: false)),
+        ]),
+        KeyRow(label: "m", help: "messages: notifications joined up to \"EOM\"", bindings: [
+            KeyBinding([.char("m")], .messageViewToggled, hints: [.characteristic: "m messages"]),
+        ]),
+        KeyRow(label: "a", help: "hook on each value: exec CMD, post URL, off", bindings: [
+            KeyBinding([.char("a")], .hookStarted, hints: [.characteristic: "a hook"]),
+        ]),
+        KeyRow(label: "b", help: "iBeacon regions: inside or out, beacons", bindings: [
+            KeyBinding([.char("b")], .regionsRequested),
+        ]),
+        KeyRow(label: "R P", help: "recording on/off; power the adapter on", bindings: [
+            KeyBinding([.char("R")], .recordingToggled, hints: [.scan: "R rec"]),
+            KeyBinding([.char("P")], .powerOnRequested),
+        ]),
+        KeyRow(label: "p x [ ] { }", help: "replay: pause, speed 1x/10x/max, seek ∓10 s/1 min", bindings: [
+            KeyBinding([.char("p")], .replayControlled(.pauseToggled), replayOnly: true),
+            KeyBinding([.char("x")], .replayControlled(.speedCycled), replayOnly: true),
+            KeyBinding([.char("[")], .replayControlled(.seek(-10)), replayOnly: true),
+            KeyBinding([.char("]")], .replayControlled(.seek(10)), replayOnly: true),
+            KeyBinding([.char("{")], .replayControlled(.seek(-60)), replayOnly: true),
+            KeyBinding([.char("}")], .replayControlled(.seek(60)), replayOnly: true),
+        ]),
+        KeyRow(label: "Esc ← h", help: "back (scan list: clear filter)", bindings: [
+            KeyBinding([.escape, .left, .char("h"), .backspace], .backRequested,
+                       hints: [.details: "Esc back", .device: "Esc back", .characteristic: "Esc back",
+                               .regions: "b or Esc back"]),
+        ]),
+        KeyRow(label: "?", help: "this help", bindings: [
+            KeyBinding([.char("?")], .helpToggled, hints: [.scan: "? help", .details: "? help", .device: "? help"]),
+        ]),
+        KeyRow(label: "q Ctrl-C", help: "quit", bindings: [
+            KeyBinding([.char("q"), .ctrl("c")], .quitRequested, hints: [.scan: "q quit"]),
+        ]),
+    ]
+
     public static func action(for key: Key, in state: AppState) -> Action? {
         if state.input != nil { return inputAction(key) }
-        if state.showHelp {
-            switch key {
-            case .char("q"): return .quitRequested
-            case .resize: return nil
-            default: return .helpToggled   // any key closes help
-            }
+        if state.showHelp { return helpAction(key) }
+        for row in rows {
+            if let b = row.bindings.first(where: { $0.applies(key, state) }) { return b.action }
         }
+        return nil
+    }
+
+    /// The hint line of a screen: its bindings' words, in the table's order.
+    public static func hints(_ scope: KeyScope) -> String {
+        rows.flatMap(\.bindings).compactMap { $0.hints[scope] }.joined(separator: " · ")
+    }
+
+    /// (keys, what they do) for the help overlay.
+    public static var help: [(String, String)] { rows.map { ($0.label, $0.help) } }
+
+    /// While the help is shown: q quits, any other key closes it.
+    static func helpAction(_ key: Key) -> Action? {
         switch key {
-        case .up, .char("k"): return .cursorMoved(.up)
-        case .down, .char("j"): return .cursorMoved(.down)
-        case .pageUp, .ctrl("b"): return .cursorMoved(.pageUp)
-        case .pageDown, .ctrl("f"), .char(" "): return .cursorMoved(.pageDown)
-        case .home, .char("g"): return .cursorMoved(.top)
-        case .end, .char("G"): return .cursorMoved(.bottom)
-        case .enter, .right, .char("l"): return .rowActivated
-        case .escape, .left, .char("h"), .backspace: return .backRequested
-        case .char("q"), .ctrl("c"): return .quitRequested
-        case .char("?"): return .helpToggled
-        case .char("i"): return .detailsRequested
-        case .char("a"): return .actionStarted
-        case .char("b"): return .regionsRequested
-        case .char("R"): return .recordingToggled
-        case .char("P"): return .powerOnRequested
-        case .char("s"): return .scanToggled
-        case .char("/"): return .filterStarted
-        case .char("o"): return .sortCycled
-        case .char("c"): return .connectableOnlyToggled
-        case .char("u"): return .hideUnnamedToggled
-        case .char("+"), .char("="): return .minRSSIChanged(step: 5)
-        case .char("-"): return .minRSSIChanged(step: -5)
-        case .char("d"): return .disconnectRequested
-        case .char("r"): return .readRequested
-        case .char("w"): return .writeStarted
-        case .char("n"): return .notifyToggled
-        case .char("f"): return .formatCycled(forward: true)
-        case .char("m"): return .messageViewToggled
-        case .char("F"): return .formatCycled(forward: false)
-        case .tab: return .collapseToggled
-        case .char("p") where state.replay != nil: return .replayControlled(.pauseToggled)
-        case .char("x") where state.replay != nil: return .replayControlled(.speedCycled)
-        case .char("[") where state.replay != nil: return .replayControlled(.seek(-10))
-        case .char("]") where state.replay != nil: return .replayControlled(.seek(10))
-        case .char("{") where state.replay != nil: return .replayControlled(.seek(-60))
-        case .char("}") where state.replay != nil: return .replayControlled(.seek(60))
-        default: return nil
+        case .char("q"): return .quitRequested
+        case .resize: return nil
+        default: return .helpToggled
         }
     }
 
+    /// While a prompt is open (filter, write, hook): it edits the line.
     static func inputAction(_ key: Key) -> Action? {
         switch key {
         case .enter: return .inputSubmitted
@@ -62,25 +163,9 @@ public enum Keymap {
         }
     }
 
-    /// (keys, what they do, where) for the help overlay.
-    public static let help: [(String, String)] = [
-        ("↑↓ j k PgUp PgDn g G", "move, page, top, bottom"),
-        ("Enter → l", "connect / open"),
-        ("Esc ← h", "back (scan list: clear filter)"),
-        ("i", "advertisement details (Enter on a beacon too)"),
-        ("/", "filter by name, address, UUID, company"),
-        ("o s", "sort (RSSI, name, last/first seen); scan on/off"),
-        ("c u + -", "only connectable, hide unnamed, min RSSI ±5 dB"),
-        ("d Tab", "disconnect; collapse/expand service"),
-        ("r w", "read; write hex (01 ff) or \"text\""),
-        ("n", "notifications/indications on/off"),
-        ("f F", "value format: decoded, hex, text, ints, floats"),
-        ("m", "messages: notifications joined up to \"EOM\""),
-        ("a", "action on each value: exec CMD, post URL, off"),
-        ("b", "iBeacon regions: inside or out, beacons"),
-        ("R P", "recording on/off; power the adapter on"),
-        ("p x [ ] { }", "replay: pause, speed 1x/10x/max, seek ∓10 s/1 min"),
-        ("?", "this help"),
-        ("q Ctrl-C", "quit"),
-    ]
+    /// The README's key table (Markdown), as `Keymap.rows` says it.
+    public static var markdownTable: String {
+        (["| key | does |", "|---|---|"] + rows.map { "| `\($0.label)` | \($0.help.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|")) |" })
+            .joined(separator: "\n")
+    }
 }

@@ -98,17 +98,17 @@ public enum Reducer {
         case .helpToggled:
             s.showHelp.toggle()
             return []
-        case .actionStarted:
+        case .hookStarted:
             guard let (p, c) = openCharacteristic(s) else { return [] }
-            s.input = InputLine(purpose: .action(p, c.id), text: s.attachedActions[c.id]?.typed ?? "")
+            s.input = InputLine(purpose: .hook(p, c.id), text: s.attachedHooks[c.id]?.typed ?? "")
             return []
         case .regionsRequested:
             s.route = s.route == .regions ? .scan : .regions
             return []
-        case let .actionAttachFailed(cid, message):
-            s.attachedActions.removeValue(forKey: cid)
-            s.actionActivity.removeValue(forKey: cid)
-            fail(&s, "Action not attached: \(message)")
+        case let .hookAttachFailed(cid, message):
+            s.attachedHooks.removeValue(forKey: cid)
+            s.hookActivity.removeValue(forKey: cid)
+            fail(&s, "Hook not attached: \(message)")
             return []
         case .quitRequested:
             s.quitting = true
@@ -129,7 +129,7 @@ public enum Reducer {
         case .tick(let now):
             s.now = now
             expire(&s)
-            return s.presence.tick(now).map { .regionChanged($0) }
+            return s.regionWatch.tick(now).map { .regionChanged($0) }
         case .recordingStarted(let path):
             s.recording = .on(path: path)
             s.alert = Alert(.info, "Recording to \(path)", at: s.now)
@@ -142,10 +142,10 @@ public enum Reducer {
             s.recording = .off
             fail(&s, "Recording stopped: \(message)")
             return []
-        case let .actionReported(report, cid):
-            s.alert = Alert(report.isProblem ? .warning : .info, "Action " + report.text, at: s.now)
-            if let cid, s.attachedActions[cid] != nil {
-                s.actionActivity[cid, default: ActionActivity()].note(report)
+        case let .hookReported(report, cid):
+            s.alert = Alert(report.isProblem ? .warning : .info, "Hook " + report.text, at: s.now)
+            if let cid, s.attachedHooks[cid] != nil {
+                s.hookActivity[cid, default: HookActivity()].note(report)
             }
             return []
         case let .commandReported(message, problem):
@@ -323,34 +323,34 @@ public enum Reducer {
                     ? .command : .request
                 return [.backend(.write(pid, cid, bytes, type))]
             }
-        case let .action(pid, cid):
-            return submitAction(&s, input.text, pid, cid)
+        case let .hook(pid, cid):
+            return submitHook(&s, input.text, pid, cid)
         }
     }
 
     /// `a`'s line: attach a target (and turn notifications on, which is what fires it),
     /// or with nothing or "off", detach.
-    static func submitAction(_ s: inout AppState, _ text: String, _ pid: PeripheralID, _ cid: CharacteristicID) -> [Effect] {
+    static func submitHook(_ s: inout AppState, _ text: String, _ pid: PeripheralID, _ cid: CharacteristicID) -> [Effect] {
         let t = text.trimmingSpaces()
         if t.isEmpty || t == "off" {
             s.input = nil
-            guard s.attachedActions.removeValue(forKey: cid) != nil else { return [] }
-            s.actionActivity.removeValue(forKey: cid)
-            s.alert = Alert(.info, "Action detached", at: s.now)
-            return [.attachAction(cid, nil)]
+            guard s.attachedHooks.removeValue(forKey: cid) != nil else { return [] }
+            s.hookActivity.removeValue(forKey: cid)
+            s.alert = Alert(.info, "Hook detached", at: s.now)
+            return [.attachHook(cid, nil)]
         }
-        switch ActionTarget.parse(t) {
+        switch HookTarget.parse(t) {
         case let .failure(error):
             s.alert = Alert(.error, error.message, at: s.now)   // the line stays open to fix it
             return []
         case let .success(target):
             s.input = nil
-            s.attachedActions[cid] = target
-            s.actionActivity[cid] = ActionActivity()
-            var effects: [Effect] = [.attachAction(cid, target)]
+            s.attachedHooks[cid] = target
+            s.hookActivity[cid] = HookActivity()
+            var effects: [Effect] = [.attachHook(cid, target)]
             let canSubscribe = s.peripherals[pid]?.characteristic(cid)?.1.properties.canSubscribe ?? false
             if canSubscribe, !s.subscriptions.contains(cid) { effects.append(.backend(.setNotify(pid, cid, true))) }
-            s.alert = Alert(.info, "Action attached: \(target.summary), on each notification"
+            s.alert = Alert(.info, "Hook attached: \(target.summary), on each notification"
                             + (canSubscribe ? "" : " (this characteristic cannot notify)"), at: s.now)
             return effects
         }

@@ -32,7 +32,7 @@ public struct InputLine: Equatable, Sendable {
         case filter
         case write(PeripheralID, CharacteristicID)
         /// `a`: "exec CMD" or "post URL" to run on each notification; empty or "off" detaches.
-        case action(PeripheralID, CharacteristicID)
+        case hook(PeripheralID, CharacteristicID)
     }
     public var purpose: Purpose
     public var text: String
@@ -126,11 +126,11 @@ public struct AppState: Equatable, Sendable {
     /// The command this process runs without a screen, and how far it got (nil: the app).
     public var job: JobState?
     /// iBeacon regions (`--region`) and whether each is inside.
-    public var presence = PresenceState()
+    public var regionWatch = RegionWatch()
     /// Actions attached with `a`, fired on each notification of their characteristic.
-    public var attachedActions: [CharacteristicID: ActionTarget] = [:]
+    public var attachedHooks: [CharacteristicID: HookTarget] = [:]
     /// How often each attached action fired, and what happened to its latest event.
-    public var actionActivity: [CharacteristicID: ActionActivity] = [:]
+    public var hookActivity: [CharacteristicID: HookActivity] = [:]
     /// Where the replay is, when the backend is a recording played back.
     public var replay: ReplayStatus?
 
@@ -172,7 +172,7 @@ public struct AppState: Equatable, Sendable {
 }
 
 /// An attached action's counters for the characteristic screen and the status bar.
-public struct ActionActivity: Equatable, Sendable {
+public struct HookActivity: Equatable, Sendable {
     public var fired = 0
     public var delivered = 0
     public var problems = 0

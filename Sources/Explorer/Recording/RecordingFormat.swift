@@ -42,7 +42,7 @@ public enum RecordingFormat {
     /// batch, which has a line per report: see `forEachLine`).
     /// `state` is the state after the action, used to name what paths point at.
     public static func line(for action: Action, state: AppState) -> String? {
-        if case let .actionReported(report, _) = action { return actionLine(report, at: state.now) }
+        if case let .hookReported(report, _) = action { return hookLine(report, at: state.now) }
         if case let .commandReported(message, problem) = action {
             var j = JSONLine()
             j.string("t", state.now.iso8601); j.string("type", "command"); j.string("message", message); j.bool("problem", problem)
@@ -138,10 +138,10 @@ public enum RecordingFormat {
         return j.finish()
     }
 
-    /// What happened to an action's event (never a secret: reports carry none).
-    public static func actionLine(_ r: DeliveryReport, at: Timestamp) -> String {
+    /// What happened to a hook's event (never a secret: reports carry none).
+    public static func hookLine(_ r: DeliveryReport, at: Timestamp) -> String {
         var j = JSONLine()
-        j.string("t", at.iso8601); j.string("type", "action"); j.int("seq", r.seq)
+        j.string("t", at.iso8601); j.string("type", "hook"); j.int("seq", r.seq)
         switch r {
         case let .queued(_, pending): j.string("outcome", "queued"); j.int("pending", pending)
         case let .delivered(_, attempt, detail): j.string("outcome", "delivered"); j.int("attempt", attempt); j.string("detail", detail)

@@ -58,7 +58,7 @@ public struct Recording: Sendable {
                           skipped: 0, other: 0)
         for line in lines {
             guard let v = try? JSONValue.parse(String(line)), let type = v["type"]?.string else { r.skipped += 1; continue }
-            if ["command", "action", "region"].contains(type) { r.other += 1; continue }
+            if ["command", "hook", "action", "region"].contains(type) { r.other += 1; continue }
             guard let at = v["t"]?.string.flatMap({ Timestamp(iso8601: $0) }), let event = RecordedEvent.event(type, v) else {
                 r.skipped += 1
                 continue

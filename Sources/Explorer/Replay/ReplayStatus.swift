@@ -98,6 +98,6 @@ extension AppState {
         alert = nil
         lastError = nil
         scanStartedAt = nil
-        presence = PresenceState(regions: presence.regions.map(\.region), config: presence.config)
+        regionWatch = RegionWatch(regions: regionWatch.regions.map(\.region), config: regionWatch.config)
     }
 }

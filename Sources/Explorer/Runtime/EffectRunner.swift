@@ -17,8 +17,8 @@ public final class EffectRunner {
     public var onQuit: (@MainActor () -> Void)?
     /// Regions and actions are carried out by the executable (commands, HTTP).
     public var onRegionChanged: (@MainActor (RegionTransition) -> Void)?
-    public var onAttachAction: (@MainActor (CharacteristicID, ActionTarget?) -> Void)?
-    public var onFireAction: (@MainActor (CharacteristicID, FiredEvent) -> Void)?
+    public var onAttachHook: (@MainActor (CharacteristicID, HookTarget?) -> Void)?
+    public var onFireHook: (@MainActor (CharacteristicID, FiredEvent) -> Void)?
     /// The replay backend's controls (nil for live backends).
     public var onReplayControl: (@MainActor (ReplayControl) -> Void)?
     /// A command's output to print, and its end (the executable writes and exits).
@@ -60,10 +60,10 @@ public final class EffectRunner {
         case let .regionChanged(t):
             recorder?.append(RecordingFormat.regionLine(t))
             onRegionChanged?(t)
-        case let .attachAction(cid, target):
-            onAttachAction?(cid, target)
-        case let .fireAction(cid, event):
-            onFireAction?(cid, event)
+        case let .attachHook(cid, target):
+            onAttachHook?(cid, target)
+        case let .fireHook(cid, event):
+            onFireHook?(cid, event)
         case let .replay(control):
             onReplayControl?(control)
         case let .output(output):

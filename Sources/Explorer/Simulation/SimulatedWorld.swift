@@ -16,7 +16,7 @@ public final class SimulatedWorld {
     public init(seed: UInt64, crowd: Int = 0) {
         rng = SeededRandom(seed: seed)
         var all = DemoCatalog.devices()
-        all += DemoCatalog.presenceDevices()
+        all += DemoCatalog.regionDevices()
         all += DemoCatalog.crowd(crowd, rng: &rng)
         devices = all
         byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })

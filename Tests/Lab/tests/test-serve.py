@@ -13,6 +13,7 @@ SVC = u16('fff0')                                   # 16-bit: the advertisement 
 GREETING = '626c6578-0000-4000-8000-00000000f001'   # read
 NOTE = '626c6578-0000-4000-8000-00000000f002'       # read, write
 COUNTER = '626c6578-0000-4000-8000-00000000f003'    # read, notify
+MOTOR = '626c6578-0000-4000-8000-00000000f004'      # read: sint16, exponent -2, degrees Celsius (0x2904)
 NAME = 'bx Serve'
 SPEC = {
     'name': NAME,
@@ -22,6 +23,9 @@ SPEC = {
          'descriptors': [{'uuid': '2901', 'value': {'text': 'Greeting'}}]},
         {'uuid': NOTE, 'properties': ['read', 'write', 'write-without-response'], 'value': '00'},
         {'uuid': COUNTER, 'properties': ['read', 'notify'], 'value': '00'},
+        {'uuid': MOTOR, 'properties': ['read'], 'value': '2909',
+         'descriptors': [{'uuid': '2901', 'value': {'text': 'Motor temperature'}},
+                         {'uuid': '2904', 'value': '0efe2f27010000'}]},
     ]}],
 }
 
@@ -104,7 +108,18 @@ def test():
         p = bx('services', addr, '--json')
         check(p.returncode == 0, 'services exits 0')
         chars = [c['uuid'] for s in jsonl(p) if s['uuid'] == SVC for c in s['characteristics']]
-        check(chars == [GREETING, NOTE, COUNTER], 'the GATT tree is the spec (%s)' % chars)
+        check(chars == [GREETING, NOTE, COUNTER, MOTOR], 'the GATT tree is the spec (%s)' % chars)
+        named = {c['uuid']: c for s in jsonl(p) if s['uuid'] == SVC for c in s['characteristics']}
+        check(named[GREETING].get('name') == 'Greeting', 'services names a characteristic by its 0x2901 (%r)' % named[GREETING].get('name'))
+        check((named[MOTOR].get('presentationFormat') or {}).get('unit') == 'degree Celsius',
+              'and gives its 0x2904 format (%r)' % named[MOTOR].get('presentationFormat'))
+
+        # The same value from every door: read names it and formats it as the app does.
+        p = bx('read', addr, MOTOR, '--json')
+        v = jsonl(p)[0] if p.returncode == 0 else {}
+        check(v.get('name') == 'Motor temperature' and v.get('decoded') == '23.45 °C'
+              and (v.get('value') or {}).get('value') == 23.45,
+              'read shows the 0x2901 name and the 0x2904-formatted value (%r)' % v)
 
         p = bx('read', addr, GREETING, '--json')
         check(p.returncode == 0 and jsonl(p)[0]['hex'] == b'hello'.hex(), 'read returns the initial value')

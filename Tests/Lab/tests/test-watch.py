@@ -69,7 +69,7 @@ def test():
             return len(said('subscribed'))
 
         def queued(n):
-            return bool(said('action', lambda m: m.startswith('#%d queued' % n)))
+            return bool(said('hook', lambda m: m.startswith('#%d queued' % n)))
 
         t0 = time.monotonic()
         watch.wait_for('watch connected and subscribed to FFE1', lambda: subscriptions() >= 1, 45)
@@ -95,7 +95,7 @@ def test():
             watch.wait_for('press %d heard and queued as #%d' % (n, n), lambda: queued(n), 10)
 
         def delivered():
-            return [e['seq'] for e in said('action', lambda m: ' delivered: HTTP 201' in m)]
+            return [e['seq'] for e in said('hook', lambda m: ' delivered: HTTP 201' in m)]
         watch.wait_for('all %d events delivered' % n, lambda: len(delivered()) >= n, 30)
         pump(1.5)   # nothing more may arrive (no duplicate deliveries)
 
@@ -108,7 +108,7 @@ def test():
         check(len(lost) == 1 and 'remote' in lost[0]['message'], 'one link loss, ended by the remote side (%s)'
               % [e['message'] for e in lost])
         check(subscriptions() == 2, 'subscribed exactly twice (%d)' % subscriptions())
-        retries = said('action', lambda m: 'failed: HTTP 500' in m)
+        retries = said('hook', lambda m: 'failed: HTTP 500' in m)
         check([e['seq'] for e in retries] == [1] * FAIL_FIRST,
               'the first %d answers (500) were retried, for #1 (%s)' % (FAIL_FIRST, [e['message'] for e in retries]))
 

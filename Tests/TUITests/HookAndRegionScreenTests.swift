@@ -3,8 +3,8 @@ import Testing
 @testable import TUI
 
 /// `a` on a characteristic screen (an action on each notification) and `b` (regions).
-@Suite("Actions and regions on screen, 80x24")
-struct ActionAndRegionScreenTests {
+@Suite("Hooks and regions on screen, 80x24")
+struct HookAndRegionScreenTests {
     typealias T = ScreenTests
     static let porchUUID: BLEUUID = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
 
@@ -20,62 +20,62 @@ struct ActionAndRegionScreenTests {
         return Reducer.reduce(&s, .inputSubmitted)
     }
 
-    @Test func attachingAnActionSubscribesAndEachNotificationFiresIt() {
+    @Test func attachingAHookSubscribesAndEachNotificationFiresIt() {
         var s = Self.onCharacteristic()
-        #expect(Keymap.action(for: .char("a"), in: s) == .actionStarted)
-        _ = Reducer.reduce(&s, .actionStarted)
+        #expect(Keymap.action(for: .char("a"), in: s) == .hookStarted)
+        _ = Reducer.reduce(&s, .hookStarted)
         _ = Reducer.reduce(&s, .inputEdited(.insert("exec ./on-press")))
-        #expect(T.render(s)[22] == "action (exec CMD · post URL · off): exec ./on-press▏")
+        #expect(T.render(s)[22] == "hook (exec CMD · post URL · off): exec ./on-press▏")
         let effects = Reducer.reduce(&s, .inputSubmitted)
-        #expect(effects == [.attachAction(T.hrmChar, .exec(command: "./on-press")), .backend(.setNotify(T.hrm, T.hrmChar, true))])
-        #expect(s.input == nil && s.alert?.message == "Action attached: exec ./on-press, on each notification")
+        #expect(effects == [.attachHook(T.hrmChar, .exec(command: "./on-press")), .backend(.setNotify(T.hrm, T.hrmChar, true))])
+        #expect(s.input == nil && s.alert?.message == "Hook attached: exec ./on-press, on each notification")
 
         _ = Reducer.reduce(&s, .backend(.notifyChanged(T.hrmChar, enabled: true, nil), at: T.t0 + 5))
         let fired = Reducer.reduce(&s, .backend(.valueNotified(T.hrmChar, [0x06, 72]), at: T.t0 + 6))
-        #expect(fired == [.fireAction(T.hrmChar, FiredEvent(at: T.t0 + 6, address: "E4:1C:22:5D:90:11", uuid: "2A37", bytes: [0x06, 72]))])
-        _ = Reducer.reduce(&s, .actionReported(.queued(seq: 1, pending: 1), for: T.hrmChar))
-        _ = Reducer.reduce(&s, .actionReported(.delivered(seq: 1, attempt: 1, detail: "exit 0"), for: T.hrmChar))
+        #expect(fired == [.fireHook(T.hrmChar, FiredEvent(at: T.t0 + 6, address: "E4:1C:22:5D:90:11", uuid: "2A37", bytes: [0x06, 72]))])
+        _ = Reducer.reduce(&s, .hookReported(.queued(seq: 1, pending: 1), for: T.hrmChar))
+        _ = Reducer.reduce(&s, .hookReported(.delivered(seq: 1, attempt: 1, detail: "exit 0"), for: T.hrmChar))
         let lines = T.render(s)
-        #expect(lines[9] == " Action   ↯ exec ./on-press  1 fired, 1 delivered · #1 delivered: exit 0")
-        #expect(lines[22] == "Action #1 delivered: exit 0")
+        #expect(lines[9] == " Hook     ↯ exec ./on-press  1 fired, 1 delivered · #1 delivered: exit 0")
+        #expect(lines[22] == "Hook #1 delivered: exit 0")
         #expect(lines[23].contains("↯1 fired"))
     }
 
     @Test func aBadLineStaysOpenAndOffDetaches() {
         var s = Self.onCharacteristic()
-        _ = Reducer.reduce(&s, .actionStarted)
+        _ = Reducer.reduce(&s, .hookStarted)
         #expect(Self.type(&s, "run it").isEmpty)
         #expect(s.input != nil && s.alert?.level == .error && s.alert?.message == "type 'exec COMMAND' or 'post URL'")
         #expect(Self.type(&s, "post ftp://example.com/").isEmpty)
         #expect(s.input != nil && s.alert?.level == .error)
         let attached = Self.type(&s, "post http://127.0.0.1:8080/press")
-        guard case .attachAction(T.hrmChar, .post(let h)?)? = attached.first else { Issue.record("\(attached)"); return }
+        guard case .attachHook(T.hrmChar, .post(let h)?)? = attached.first else { Issue.record("\(attached)"); return }
         #expect(h.url == "http://127.0.0.1:8080/press")
         // `a` again starts from what is attached; "off" detaches, and says so.
-        _ = Reducer.reduce(&s, .actionStarted)
+        _ = Reducer.reduce(&s, .hookStarted)
         #expect(s.input?.text == "post http://127.0.0.1:8080/press")
-        #expect(Self.type(&s, "off") == [.attachAction(T.hrmChar, nil)])
-        #expect(s.attachedActions.isEmpty && s.alert?.message == "Action detached")
+        #expect(Self.type(&s, "off") == [.attachHook(T.hrmChar, nil)])
+        #expect(s.attachedHooks.isEmpty && s.alert?.message == "Hook detached")
         #expect(!T.render(s)[9].contains("Action"))
         // Notifications no longer fire anything.
         #expect(Reducer.reduce(&s, .backend(.valueNotified(T.hrmChar, [0x06, 70]), at: T.t0 + 9)).isEmpty)
     }
 
-    @Test func anActionThatCannotBeSetUpIsTakenBackWithTheReason() {
+    @Test func aHookThatCannotBeSetUpIsTakenBackWithTheReason() {
         var s = Self.onCharacteristic()
-        _ = Reducer.reduce(&s, .actionStarted)
+        _ = Reducer.reduce(&s, .hookStarted)
         _ = Self.type(&s, "exec true")
-        _ = Reducer.reduce(&s, .actionAttachFailed(T.hrmChar, "no value for ${TOKEN}"))
-        #expect(s.attachedActions.isEmpty)
-        #expect(s.alert?.level == .error && s.alert?.message == "Action not attached: no value for ${TOKEN}")
+        _ = Reducer.reduce(&s, .hookAttachFailed(T.hrmChar, "no value for ${TOKEN}"))
+        #expect(s.attachedHooks.isEmpty)
+        #expect(s.alert?.level == .error && s.alert?.message == "Hook not attached: no value for ${TOKEN}")
         #expect(Reducer.reduce(&s, .backend(.valueNotified(T.hrmChar, [0x06, 70]), at: T.t0 + 9)).isEmpty)
     }
 
     static func porch(rssi: [(Double, Int)]) -> AppState {
         var s = T.state()
-        s.presence = PresenceState(regions: [Region(name: "Porch", uuid: porchUUID, major: 7),
+        s.regionWatch = RegionWatch(regions: [Region(name: "Porch", uuid: porchUUID, major: 7),
                                              Region(name: "Office", uuid: porchUUID, major: 9)],
-                                   config: PresenceConfig(exitAfter: 10))
+                                   config: RegionConfig(exitAfter: 10))
         for (dt, r) in rssi {
             let beacon: Bytes = [0x02, 0x15] + DemoCatalog.uuidBytes(porchUUID) + [0x00, 0x07, 0x00, 0x01, 0xC5]
             _ = Reducer.reduce(&s, .backend(.advertisementReceived(AdvertisementReport(

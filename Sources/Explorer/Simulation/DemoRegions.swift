@@ -1,4 +1,4 @@
-/// The demo's presence beacon: an iBeacon carried by someone who walks up to the porch,
+/// The demo's region beacon: an iBeacon carried by someone who walks up to the porch,
 /// lingers at the edge of the region (RSSI swinging across the enter threshold), and
 /// walks away, every 40 seconds. A single-threshold detector flaps here; the regions
 /// with hysteresis enter once and leave once per visit.
@@ -20,7 +20,7 @@ extension DemoCatalog {
         }
     }
 
-    static func presenceDevices() -> [SimDevice] {
+    static func regionDevices() -> [SimDevice] {
         var beacon: Bytes = [0x02, 0x15]
         beacon += uuidBytes(porchUUID) + [0x00, 0x07, 0x00, 0x01, 0xC5]  // major 7, minor 1, -59 dBm
         let d = SimDevice(

@@ -4,35 +4,35 @@
 import Testing
 @testable import Explorer
 
-@Suite struct ActionTemplateTests {
+@Suite struct HookTemplateTests {
     let e = FiredEvent(seq: 3, time: "2026-11-30T10:00:00.000Z", address: "FC:58:FA:1A:2B:3C",
                        uuid: "0000ffe1-0000-1000-8000-00805f9b34fb", name: nil, hex: "01", text: "say \"hi\"\n", decoded: nil)
 
     @Test func placeholdersAreFilledAndEscapedInJSON() {
         let t = #"{"v": "{{text}}", "n": {{seq}}, "h": "{{ hex }}", "品目": "マーカー"}"#
-        #expect(ActionTemplate.render(t, e, json: true) == #"{"v": "say \"hi\"\n", "n": 3, "h": "01", "品目": "マーカー"}"#)
-        #expect(ActionTemplate.render("{{address}}/{{uuid}}", e, json: false) == "FC:58:FA:1A:2B:3C/0000ffe1-0000-1000-8000-00805f9b34fb")
-        #expect(ActionTemplate.unknownPlaceholder("{{hex}} {{bogus}}") == "bogus")
-        #expect(ActionTemplate.unknownPlaceholder(#"{"a": {"b": 1}}"#) == nil)
+        #expect(HookTemplate.render(t, e, json: true) == #"{"v": "say \"hi\"\n", "n": 3, "h": "01", "品目": "マーカー"}"#)
+        #expect(HookTemplate.render("{{address}}/{{uuid}}", e, json: false) == "FC:58:FA:1A:2B:3C/0000ffe1-0000-1000-8000-00805f9b34fb")
+        #expect(HookTemplate.unknownPlaceholder("{{hex}} {{bogus}}") == "bogus")
+        #expect(HookTemplate.unknownPlaceholder(#"{"a": {"b": 1}}"#) == nil)
     }
 
     @Test func deliveryReportsAsRecordingLines() {
         let at = Timestamp(1_764_547_200)
-        #expect(RecordingFormat.actionLine(.queued(seq: 1, pending: 2), at: at)
-                == #"{"t":"2025-12-01T00:00:00.000Z","type":"action","seq":1,"outcome":"queued","pending":2}"#)
-        #expect(RecordingFormat.actionLine(.gaveUp(seq: 3, attempts: 5, reason: "exit 1"), at: at)
-                == #"{"t":"2025-12-01T00:00:00.000Z","type":"action","seq":3,"outcome":"given-up","attempt":5,"detail":"exit 1"}"#)
-        #expect(RecordingFormat.actionLine(.failed("disk full"), at: at)
-                == #"{"t":"2025-12-01T00:00:00.000Z","type":"action","outcome":"failed","detail":"disk full"}"#)
+        #expect(RecordingFormat.hookLine(.queued(seq: 1, pending: 2), at: at)
+                == #"{"t":"2025-12-01T00:00:00.000Z","type":"hook","seq":1,"outcome":"queued","pending":2}"#)
+        #expect(RecordingFormat.hookLine(.gaveUp(seq: 3, attempts: 5, reason: "exit 1"), at: at)
+                == #"{"t":"2025-12-01T00:00:00.000Z","type":"hook","seq":3,"outcome":"given-up","attempt":5,"detail":"exit 1"}"#)
+        #expect(RecordingFormat.hookLine(.failed("disk full"), at: at)
+                == #"{"t":"2025-12-01T00:00:00.000Z","type":"hook","outcome":"failed","detail":"disk full"}"#)
         #expect(DeliveryReport.retrying(seq: 4, attempt: 2, after: 2, reason: "HTTP 500").seq == 4)
         #expect(DeliveryReport.failed("x").seq == nil)
     }
 
     @Test func secretsResolveOnlyWhenKnown() throws {
         let lookup: (String) -> String? = { $0 == "TOKEN" ? "t0k" : nil }
-        #expect(try ActionTemplate.resolveSecrets("Bearer ${TOKEN}", lookup).get() == "Bearer t0k")
-        #expect(throws: ActionSpecError.self) { try ActionTemplate.resolveSecrets("${MISSING}", lookup).get() }
-        #expect(ActionTemplate.secretNames("${A}x${B}") == ["A", "B"])
+        #expect(try HookTemplate.resolveSecrets("Bearer ${TOKEN}", lookup).get() == "Bearer t0k")
+        #expect(throws: HookSpecError.self) { try HookTemplate.resolveSecrets("${MISSING}", lookup).get() }
+        #expect(HookTemplate.secretNames("${A}x${B}") == ["A", "B"])
     }
 
     @Test func headersHideSecrets() throws {
@@ -40,16 +40,16 @@ import Testing
         #expect(h.isSecret && h.shown == "X-Cybozu-API-Token: ***")
         #expect(try HTTPHeader.parse("Authorization: Bearer ${TOKEN}").get().shown == "Authorization: Bearer ${TOKEN}")
         #expect(try HTTPHeader.parse("Accept: text/plain").get().shown == "Accept: text/plain")
-        #expect(throws: ActionSpecError.self) { try HTTPHeader.parse("no colon").get() }
-        #expect(throws: ActionSpecError.self) { try HTTPHeader.parse("X: a\r\nInjected: b").get() }
+        #expect(throws: HookSpecError.self) { try HTTPHeader.parse("no colon").get() }
+        #expect(throws: HookSpecError.self) { try HTTPHeader.parse("X: a\r\nInjected: b").get() }
     }
 
     @Test func theAppsActionLineParses() throws {
-        #expect(try ActionTarget.parse("exec echo $BLE_HEX").get() == .exec(command: "echo $BLE_HEX"))
-        guard case let .post(h) = try? ActionTarget.parse(" post https://example.com/hook").get() else { Issue.record("no post"); return }
+        #expect(try HookTarget.parse("exec echo $BLE_HEX").get() == .exec(command: "echo $BLE_HEX"))
+        guard case let .post(h) = try? HookTarget.parse(" post https://example.com/hook").get() else { Issue.record("no post"); return }
         #expect(h.url == "https://example.com/hook" && h.method == "POST")
-        #expect(throws: ActionSpecError.self) { try ActionTarget.parse("post ftp://x").get() }
-        #expect(throws: ActionSpecError.self) { try ActionTarget.parse("rm -rf").get() }
+        #expect(throws: HookSpecError.self) { try HookTarget.parse("post ftp://x").get() }
+        #expect(throws: HookSpecError.self) { try HookTarget.parse("rm -rf").get() }
     }
 
     @Test func backoffDoublesUpToItsLimit() {
@@ -68,12 +68,12 @@ import Testing
         let p = path()
         defer { unlink(p) }
         do {
-            let q = try ActionQueue(path: p)
+            let q = try HookQueue(path: p)
             #expect(try q.enqueue(draft("01")).queued.seq == 1)
             #expect(try q.enqueue(draft("02")).queued.seq == 2)
             try q.complete(1, outcome: "delivered")
         }
-        let again = try ActionQueue(path: p)
+        let again = try HookQueue(path: p)
         #expect(again.pending.map(\.hex) == ["02"])
         #expect(try again.enqueue(draft("03")).queued.seq == 3)
     }
@@ -84,20 +84,20 @@ import Testing
         let p = path()
         defer { unlink(p) }
         do {
-            let q = try ActionQueue(path: p)
+            let q = try HookQueue(path: p)
             _ = try q.enqueue(draft("01")); _ = try q.enqueue(draft("02"))
             try q.complete(1, outcome: "delivered"); try q.complete(2, outcome: "delivered")
         }
         // Emptied, the file keeps one line: the next number.
         #expect(contents(p) == "{\"next\":3}\n")
         do {
-            let q = try ActionQueue(path: p)
+            let q = try HookQueue(path: p)
             #expect(q.pending.isEmpty && q.skippedLines == 0)
             #expect(try q.enqueue(draft("03")).queued.seq == 3)
         }
         // A run that queues nothing passes the number on too.
-        do { _ = try ActionQueue(path: p) }
-        let q = try ActionQueue(path: p)
+        do { _ = try HookQueue(path: p) }
+        let q = try HookQueue(path: p)
         #expect(q.pending.map(\.seq) == [3])
         try q.complete(3, outcome: "rejected")
         #expect(contents(p) == "{\"next\":4}\n")
@@ -114,17 +114,17 @@ import Testing
     @Test func aLineCutByACrashIsSkippedAndCounted() throws {
         let p = path()
         defer { unlink(p) }
-        do { let q = try ActionQueue(path: p); _ = try q.enqueue(draft("01")) }
+        do { let q = try HookQueue(path: p); _ = try q.enqueue(draft("01")) }
         let fd = open(p, O_WRONLY | O_APPEND)
         _ = "{\"seq\":2,\"time\":\"2026-".withCString { write(fd, $0, strlen($0)) }
         close(fd)
-        let q = try ActionQueue(path: p)
+        let q = try HookQueue(path: p)
         #expect(q.pending.map(\.seq) == [1])
         #expect(q.skippedLines == 1)
     }
 
     @Test func aFullQueueDropsTheOldestAndSaysSo() throws {
-        let q = try ActionQueue(path: nil, capacity: 2)
+        let q = try HookQueue(path: nil, capacity: 2)
         _ = try q.enqueue(draft("01")); _ = try q.enqueue(draft("02"))
         let (e, dropped) = try q.enqueue(draft("03"))
         #expect(e.seq == 3 && dropped?.seq == 1)
@@ -134,16 +134,16 @@ import Testing
     @Test func oneProcessPerQueueFile() throws {
         let p = path()
         defer { unlink(p) }
-        let first = try ActionQueue(path: p)
+        let first = try HookQueue(path: p)
         // flock locks are per open file description: a second open in this process conflicts too.
-        #expect(throws: ActionQueue.Failure.self) { _ = try ActionQueue(path: p) }
+        #expect(throws: HookQueue.Failure.self) { _ = try HookQueue(path: p) }
         _ = first
     }
 }
 
 /// A sender whose answers the test scripts.
 @MainActor
-final class ScriptedSender: ActionSender {
+final class ScriptedSender: HookSender {
     var answers: [SendOutcome]
     var sent: [Int] = []
     let maxAttempts: Int?
@@ -164,7 +164,7 @@ final class ScriptedSender: ActionSender {
     @Test func deliversInOrderRetryingTheHeadFirst() throws {
         let loop = EventLoop()
         let sender = ScriptedSender([.retry("HTTP 500"), .retry("HTTP 500"), .delivered("HTTP 201")])
-        let d = ActionDelivery(queue: try ActionQueue(path: nil), sender: sender, loop: loop, backoff: Backoff(initial: 0.01, limit: 0.02))
+        let d = HookDelivery(queue: try HookQueue(path: nil), sender: sender, loop: loop, backoff: Backoff(initial: 0.01, limit: 0.02))
         var reports: [DeliveryReport] = []
         d.onReport = { reports.append($0) }
         d.fire(draft()); d.fire(draft()); d.fire(draft())
@@ -177,13 +177,13 @@ final class ScriptedSender: ActionSender {
     @Test func rejectedEventsAreNotRetriedAndCommandsGiveUp() throws {
         let loop = EventLoop()
         let http = ScriptedSender([.rejected("HTTP 400"), .delivered("HTTP 201")])
-        let d = ActionDelivery(queue: try ActionQueue(path: nil), sender: http, loop: loop, backoff: Backoff(initial: 0.01, limit: 0.01))
+        let d = HookDelivery(queue: try HookQueue(path: nil), sender: http, loop: loop, backoff: Backoff(initial: 0.01, limit: 0.01))
         d.fire(draft()); d.fire(draft())
         #expect(loop.run(until: { d.pendingCount == 0 }, timeout: 5))
         #expect(http.sent == [1, 2])
 
         let cmd = ScriptedSender(Array(repeating: .retry("exit 1"), count: 10), maxAttempts: 3)
-        let c = ActionDelivery(queue: try ActionQueue(path: nil), sender: cmd, loop: loop, backoff: Backoff(initial: 0.01, limit: 0.01))
+        let c = HookDelivery(queue: try HookQueue(path: nil), sender: cmd, loop: loop, backoff: Backoff(initial: 0.01, limit: 0.01))
         var last: DeliveryReport?
         c.onReport = { last = $0 }
         c.fire(draft())
@@ -196,7 +196,7 @@ final class ScriptedSender: ActionSender {
         let out = "/tmp/bleexplr-cmd-test-\(getpid())"
         defer { unlink(out) }
         let sender = CommandSender(command: "printf '%s|%s|%s' \"$BLE_HEX\" \"$BLE_ADDRESS\" \"$BLE_TEXT\" > \(out); echo done", loop: loop)
-        let d = ActionDelivery(queue: try ActionQueue(path: nil), sender: sender, loop: loop)
+        let d = HookDelivery(queue: try HookQueue(path: nil), sender: sender, loop: loop)
         var last: DeliveryReport?
         d.onReport = { last = $0 }
         d.fire(FiredEvent(at: Fixture.t0, address: "FC:58:FA:1A:2B:3C", uuid: "FFE1", bytes: Array("hé".utf8)))

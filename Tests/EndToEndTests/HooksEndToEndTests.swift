@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 
@@ -50,7 +51,7 @@ final class Background {
     deinit { stop(SIGKILL); unlink(outPath) }
 }
 
-/// The local HTTP server the action tests post to (Tests/tools/http_sink.py).
+/// The local HTTP server the hook tests post to (Tests/tools/http_sink.py).
 final class HTTPSink {
     let process: Background
     let log = tempPath("sink-log")
@@ -79,8 +80,8 @@ final class HTTPSink {
     deinit { process.stop(); unlink(log) }
 }
 
-@Suite("Actions and presence, end to end", .serialized)
-struct ActionsEndToEndTests {
+@Suite("Hooks and regions, end to end", .serialized)
+struct HooksEndToEndTests {
     static let itag = "FC:58:FA:1A:2B:3C"
     static let body = #"{"app": 7, "record": {"アイテム": {"value": "会議室A：ホワイトボードマーカー（黒）"}, "数量": {"value": "2"}, "押下": {"value": "{{hex}}"}, "seq": {"value": "{{seq}}"}}}"#
 
@@ -136,7 +137,7 @@ struct ActionsEndToEndTests {
         #expect(headers.first { $0.key.lowercased() == "x-cybozu-api-token" }?.value == token)
         #expect((first["body"] as? String)?.contains("会議室A：ホワイトボードマーカー（黒）") == true)
         #expect(!out.contains(token) && !rec.contains(token))
-        #expect(rec.contains("\"type\":\"action\""))
+        #expect(rec.contains("\"type\":\"hook\""))
     }
 
     /// Killed while the server is down, restarted with the server up: the events kept on
@@ -181,7 +182,7 @@ struct ActionsEndToEndTests {
         try watch.waitFor("the subscription") { $0.contains("subscribed to FFE1") }
         let control = fopen(fifo, "w")
         fputs("press\n", control); fclose(control)
-        try watch.waitFor("the command") { $0.contains("\"event\":\"action\",\"seq\":1,\"message\":\"#1 delivered: exit 0\"") }
+        try watch.waitFor("the command") { $0.contains("\"event\":\"hook\",\"seq\":1,\"message\":\"#1 delivered: exit 0\"") }
         watch.stop()
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.first == "1 01 \(Self.itag)")
@@ -207,7 +208,7 @@ struct ActionsEndToEndTests {
 
     /// In the app: `b` shows the demo's Porch region going inside; `a` on the iTag's
     /// button characteristic runs a command on each press, and the screen counts it.
-    @Test func theAppShowsRegionsAndRunsAnAttachedAction() throws {
+    @Test func theAppShowsRegionsAndRunsAnAttachedHook() throws {
         let fifo = tempPath("ctl"), marks = tempPath("marks")
         defer { unlink(fifo); unlink(marks) }
         let t = try Tmux("action", command: wrapped("--demo --demo-control \(fifo)"))
@@ -233,7 +234,7 @@ struct ActionsEndToEndTests {
         for _ in 0..<2 { fputs("press\n", control); fflush(control); usleep(400_000) }
         // The demo tag is also pressed now and then by itself: count what the screen says.
         func counts(_ screen: String) -> (fired: Int, delivered: Int)? {
-            guard let line = screen.split(separator: "\n").first(where: { $0.contains(" Action ") }),
+            guard let line = screen.split(separator: "\n").first(where: { $0.contains(" Hook ") }),
                   let r = line.firstMatch(of: /(\d+) fired, (\d+) delivered/) else { return nil }
             return (Int(r.1)!, Int(r.2)!)
         }
@@ -251,7 +252,7 @@ struct ActionsEndToEndTests {
         try t.keys("a", "C-u")
         try t.literal("off")
         try t.keys("Enter")
-        try t.waitFor(text: "Action detached")
+        try t.waitFor(text: "Hook detached")
         func values(_ s: String) -> Int { s.firstMatch(of: /HISTORY (\d+) value/).map { Int($0.1)! } ?? 0 }
         let before = values(try t.screen())
         fputs("press\n", control); fflush(control)
@@ -262,12 +263,12 @@ struct ActionsEndToEndTests {
         try t.keys("a", "C-u")
         try t.literal("post http://127.0.0.1:9/press")
         try t.keys("Enter")
-        try t.waitFor(text: "Action   ↯ POST http://127.0.0.1:9/press")
+        try t.waitFor(text: "Hook     ↯ POST http://127.0.0.1:9/press")
         fputs("press\n", control); fflush(control)
         try t.waitFor(text: "cannot connect to the server; retrying")
         try t.keys("q")
         try DemoEndToEndTests.expectRestored(t, exit: 0)
-        #expect(try t.screen().contains("action event(s) were not delivered before quitting"))
+        #expect(try t.screen().contains("hook event(s) were not delivered before quitting"))
     }
 
     /// Started with SIGTERM blocked (the mask survives exec), it still hears SIGTERM.

@@ -17,8 +17,8 @@ public struct Region: Equatable, Sendable {
     }
 
     /// `NAME=UUID[:MAJOR[:MINOR]]`
-    public static func parse(_ s: String) -> Result<Region, ActionSpecError> {
-        let bad = ActionSpecError("--region takes NAME=UUID[:MAJOR[:MINOR]], not '\(TerminalSafe.text(s))'")
+    public static func parse(_ s: String) -> Result<Region, HookSpecError> {
+        let bad = HookSpecError("--region takes NAME=UUID[:MAJOR[:MINOR]], not '\(TerminalSafe.text(s))'")
         guard let eq = s.firstIndex(of: "=") else { return .failure(bad) }
         let name = String(s[..<eq])
         let parts = s[s.index(after: eq)...].split(separator: ":", omittingEmptySubsequences: false)
@@ -44,7 +44,7 @@ public struct Region: Equatable, Sendable {
     }
 }
 
-public struct PresenceConfig: Equatable, Sendable {
+public struct RegionConfig: Equatable, Sendable {
     public var enterRSSI: Int
     public var exitRSSI: Int
     public var exitAfter: Double
@@ -98,8 +98,8 @@ public struct RegionTransition: Equatable, Sendable {
     }
 }
 
-public struct PresenceState: Equatable, Sendable {
-    public var config = PresenceConfig()
+public struct RegionWatch: Equatable, Sendable {
+    public var config = RegionConfig()
     public var regions: [RegionState] = []
     /// The latest transitions, newest last (bounded).
     public var log: [RegionTransition] = []
@@ -108,7 +108,7 @@ public struct PresenceState: Equatable, Sendable {
     /// cannot be judged, so they never bring a region in (monitor warns about them).
     public private(set) var unmeasured: [String] = []
 
-    public init(regions: [Region] = [], config: PresenceConfig = PresenceConfig()) {
+    public init(regions: [Region] = [], config: RegionConfig = RegionConfig()) {
         self.config = config
         self.regions = regions.map(RegionState.init)
     }

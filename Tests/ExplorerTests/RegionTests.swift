@@ -1,12 +1,12 @@
 import Testing
 @testable import Explorer
 
-@Suite struct PresenceTests {
+@Suite struct RegionTests {
     static let home: BLEUUID = "B9407F30-F5F8-466E-AFF9-25556B57FE6D"
     let t0 = Fixture.t0
 
-    func state(_ regions: [Region] = [Region(name: "Home", uuid: home)], exitAfter: Double = 10) -> PresenceState {
-        PresenceState(regions: regions, config: PresenceConfig(enterRSSI: -75, exitRSSI: -85, exitAfter: exitAfter))
+    func state(_ regions: [Region] = [Region(name: "Home", uuid: home)], exitAfter: Double = 10) -> RegionWatch {
+        RegionWatch(regions: regions, config: RegionConfig(enterRSSI: -75, exitRSSI: -85, exitAfter: exitAfter))
     }
 
     @Test func regionSpecsParse() throws {
@@ -16,7 +16,7 @@ import Testing
         for bad in ["Home", "=B9407F30-F5F8-466E-AFF9-25556B57FE6D", "Home=180D", "Home=B9407F30-F5F8-466E-AFF9-25556B57FE6D:x",
                     "Home=B9407F30-F5F8-466E-AFF9-25556B57FE6D:1:2:3", "Ho\u{1B}me=B9407F30-F5F8-466E-AFF9-25556B57FE6D",
                     "Home=B9407F30-F5F8-466E-AFF9-25556B57FE6D:70000"] {
-            #expect(throws: ActionSpecError.self) { try Region.parse(bad).get() }
+            #expect(throws: HookSpecError.self) { try Region.parse(bad).get() }
         }
     }
 
@@ -66,7 +66,7 @@ import Testing
 
     @Test func theReducerTurnsBeaconAdvertsAndTicksIntoRegionEffects() {
         var s = AppState(now: t0)
-        s.presence = state([Region(name: "Porch", uuid: Self.home, major: 7)], exitAfter: 3)
+        s.regionWatch = state([Region(name: "Porch", uuid: Self.home, major: 7)], exitAfter: 3)
         let beacon: Bytes = [0x02, 0x15] + DemoCatalog.uuidBytes(Self.home) + [0x00, 0x07, 0x00, 0x01, 0xC5]
         let adv = Advertisement(manufacturerData: [0x004C: beacon])
         let id = PeripheralID("7C:9E:BD:4F:10:77")
@@ -111,7 +111,7 @@ import Testing
     /// BlueZ leaves an unchanged RSSI out of a report: the last RSSI keeps holding the region.
     @Test func aReportWithoutRSSIKeepsTheLastOne() {
         var s = AppState(now: t0)
-        s.presence = state([Region(name: "Porch", uuid: Self.home)], exitAfter: 3)
+        s.regionWatch = state([Region(name: "Porch", uuid: Self.home)], exitAfter: 3)
         let beacon: Bytes = [0x02, 0x15] + DemoCatalog.uuidBytes(Self.home) + [0x00, 0x07, 0x00, 0x01, 0xC5]
         let adv = Advertisement(manufacturerData: [0x004C: beacon])
         let id = PeripheralID("7C:9E:BD:4F:10:77")
@@ -121,14 +121,14 @@ import Testing
                 id: id, address: id.rawValue, name: nil, rssi: nil, connectable: false, advertisement: adv)), at: t0 + 1 + Double(k)))
             #expect(Reducer.reduce(&s, .tick(t0 + 1.5 + Double(k))).isEmpty, "left at \(k) s")
         }
-        #expect(s.presence.regions[0].inside && s.presence.unmeasured.isEmpty)
+        #expect(s.regionWatch.regions[0].inside && s.regionWatch.unmeasured.isEmpty)
     }
 
     /// The demo's porch beacon, run through the world: exactly one enter and one exit per visit.
     @Test func theDemoPorchVisitEntersOnceAndLeavesOnce() {
         let w = SimulatedWorld(seed: 1)
         var s = AppState(now: Timestamp(0))
-        s.presence = PresenceState(regions: DemoCatalog.demoRegions, config: PresenceConfig(exitAfter: 3))
+        s.regionWatch = RegionWatch(regions: DemoCatalog.demoRegions, config: RegionConfig(exitAfter: 3))
         w.handle(.startScan, at: 0)
         var kinds: [RegionTransition.Kind] = []
         var t = 0.0

@@ -1,21 +1,20 @@
 import Foundation
-import Testing
 
 /// Drives the real bleexplr binary in a real terminal (tmux), as a user would.
-final class Tmux {
-    let socket: String
-    let session = "bx"
+public final class Tmux {
+    public let socket: String
+    public let session = "bx"
 
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The binary under test: $BLEEXPLR_BIN, or the debug build `swift test` just made.
-    static var binary: String {
+    public static var binary: String {
         if let b = ProcessInfo.processInfo.environment["BLEEXPLR_BIN"] { return b }
         return packageRoot.appendingPathComponent(".build/debug/bleexplr").path
     }
 
-    init(_ name: String, width: Int = 100, height: Int = 30, command: String) throws {
+    public init(_ name: String, width: Int = 100, height: Int = 30, command: String) throws {
         socket = "bxe2e-\(name)-\(getpid())"
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw E2EError("bleexplr binary not found at \(Self.binary): build it first (swift build)")
@@ -29,24 +28,24 @@ final class Tmux {
     deinit { _ = try? run(["kill-server"]) }
 
     @discardableResult
-    func run(_ args: [String]) throws -> (status: Int32, text: String) {
+    public func run(_ args: [String]) throws -> (status: Int32, text: String) {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
             throw E2EError("tmux is not installed: end-to-end tests cannot run (apt-get install tmux)")
         }
         return try spawn("/usr/bin/tmux", ["-L", socket] + args)
     }
 
-    func keys(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
-    func literal(_ text: String) throws { try run(["send-keys", "-t", session, "-l", text]) }
+    public func keys(_ keys: String...) throws { try run(["send-keys", "-t", session] + keys) }
+    public func literal(_ text: String) throws { try run(["send-keys", "-t", session, "-l", text]) }
 
-    func screen() throws -> String { try run(["capture-pane", "-p", "-t", session]).text }
-    func display(_ format: String) throws -> String {
+    public func screen() throws -> String { try run(["capture-pane", "-p", "-t", session]).text }
+    public func display(_ format: String) throws -> String {
         try run(["display-message", "-p", "-t", session, format]).text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Waits until the screen satisfies `condition`; fails with the last screen if not.
     @discardableResult
-    func waitFor(_ what: String, timeout: Double = 10, _ condition: (String) -> Bool) throws -> String {
+    public func waitFor(_ what: String, timeout: Double = 10, _ condition: (String) -> Bool) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
@@ -58,14 +57,14 @@ final class Tmux {
     }
 
     @discardableResult
-    func waitFor(text: String, timeout: Double = 10) throws -> String {
+    public func waitFor(text: String, timeout: Double = 10) throws -> String {
         try waitFor("\"\(text)\"", timeout: timeout) { $0.contains(text) }
     }
 
     /// Filters the scan list (`/`, the text, Enter) and waits until the filter line has
     /// closed and `listed` holds for the screen.
     @discardableResult
-    func filterScanList(_ text: String, _ what: String, _ listed: (String) -> Bool) throws -> String {
+    public func filterScanList(_ text: String, _ what: String, _ listed: (String) -> Bool) throws -> String {
         try keys("/")
         try literal(text)
         try keys("Enter")
@@ -73,26 +72,26 @@ final class Tmux {
     }
 
     /// The pid of the program running in the pane's shell (bleexplr).
-    func appPID() throws -> Int32? {
+    public func appPID() throws -> Int32? {
         let shell = try display("#{pane_pid}")
         let out = try spawn("/usr/bin/pgrep", ["-P", shell, "-f", "bleexplr"])
         return out.text.split(separator: "\n").first.flatMap { Int32($0) }
     }
 }
 
-struct E2EError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+public struct E2EError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
 
 /// A command line that runs bleexplr, then reports how it ended and the terminal's
 /// modes, so a test can check that the terminal was restored.
-func wrapped(_ args: String) -> String {
+public func wrapped(_ args: String) -> String {
     // The shell survives a Ctrl-C meant for bleexplr (they share a process group here).
     "trap : INT; '\(Tmux.binary)' \(args); echo \"EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\\n' ' '; echo; sleep 60"
 }
 
-func tempPath(_ name: String) -> String {
+public func tempPath(_ name: String) -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("bx-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
 }
 
@@ -102,7 +101,7 @@ func tempPath(_ name: String) -> String {
 /// The test runner's threads may block signals and the mask survives exec, so the mask is
 /// set explicitly: a tmux server started with SIGTERM blocked ignores kill-server and
 /// outlives the test.
-func startProcess(_ path: String, _ args: [String], output outPath: String, env: [String]? = nil,
+public func startProcess(_ path: String, _ args: [String], output outPath: String, env: [String]? = nil,
                   blocked: [Int32] = []) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -129,13 +128,13 @@ func startProcess(_ path: String, _ args: [String], output outPath: String, env:
 }
 
 /// The shell's way of saying how a process ended: its exit code, or 128 + the signal.
-func shellExitCode(_ status: Int32) -> Int32 {
+public func shellExitCode(_ status: Int32) -> Int32 {
     (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
 /// Runs a program and waits for it (posix_spawn and waitpid rather than Foundation's
 /// Process, whose exit monitoring missed tmux clients).
-func spawn(_ path: String, _ args: [String]) throws -> (status: Int32, text: String) {
+public func spawn(_ path: String, _ args: [String]) throws -> (status: Int32, text: String) {
     let outPath = tempPath("spawn-out")
     defer { unlink(outPath) }
     let pid = try startProcess(path, args, output: outPath)

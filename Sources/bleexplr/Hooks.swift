@@ -2,7 +2,7 @@
 import Explorer
 import WebHook
 
-/// `${NAME}` values for actions: the --secrets file first, then the environment. The
+/// `${NAME}` values for hooks: the --secrets file first, then the environment. The
 /// file must be private (no group or other permissions), like ssh keys.
 struct Secrets {
     var values: [String: String] = [:]
@@ -53,16 +53,16 @@ extension String {
 
 /// The sender for a target: a command, or HTTP.
 @MainActor
-func makeSender(_ target: ActionTarget, loop: EventLoop, secrets: Secrets) -> ActionSender {
+func makeSender(_ target: HookTarget, loop: EventLoop, secrets: Secrets) -> HookSender {
     switch target {
     case let .exec(command): return CommandSender(command: command, loop: loop)
-    case let .post(h): return HTTPSender(action: h, loop: loop) { secrets.lookup($0) }
+    case let .post(h): return HTTPSender(hook: h, loop: loop) { secrets.lookup($0) }
     }
 }
 
-/// Names used by a target that have no value: checked when the action is set up, so a
+/// Names used by a target that have no value: checked when the hook is set up, so a
 /// missing token is an error at once rather than a failed delivery later.
-func missingSecrets(_ target: ActionTarget, _ secrets: Secrets) -> [String] {
+func missingSecrets(_ target: HookTarget, _ secrets: Secrets) -> [String] {
     guard case let .post(h) = target else { return [] }
     return h.secretNames.filter { secrets.lookup($0) == nil }
 }
@@ -70,37 +70,37 @@ func missingSecrets(_ target: ActionTarget, _ secrets: Secrets) -> [String] {
 /// Actions attached in the app with `a`: one in-memory queue and delivery per
 /// characteristic; every report goes to the status bar and the recording.
 @MainActor
-final class ActionHub {
+final class HookHub {
     let store: Store
     let loop: EventLoop
     let secrets: Secrets
-    private var deliveries: [CharacteristicID: ActionDelivery] = [:]
+    private var deliveries: [CharacteristicID: HookDelivery] = [:]
 
     init(store: Store, loop: EventLoop, secrets: Secrets) {
         self.store = store; self.loop = loop; self.secrets = secrets
     }
 
-    func attach(_ cid: CharacteristicID, _ target: ActionTarget?) {
+    func attach(_ cid: CharacteristicID, _ target: HookTarget?) {
         deliveries.removeValue(forKey: cid)
         guard let target else { return }
         let missing = missingSecrets(target, secrets)
         guard missing.isEmpty else {
-            store.send(.actionAttachFailed(cid, "no value for " + missing.map { "${\($0)}" }.joined(separator: ", ")))
+            store.send(.hookAttachFailed(cid, "no value for " + missing.map { "${\($0)}" }.joined(separator: ", ")))
             return
         }
-        let queue: ActionQueue
-        do { queue = try ActionQueue(path: nil) } catch {
-            store.send(.actionAttachFailed(cid, "\(error)"))
+        let queue: HookQueue
+        do { queue = try HookQueue(path: nil) } catch {
+            store.send(.hookAttachFailed(cid, "\(error)"))
             return
         }
-        let d = ActionDelivery(queue: queue, sender: makeSender(target, loop: loop, secrets: secrets), loop: loop)
-        d.onReport = { [unowned self] r in self.store.send(.actionReported(r, for: cid)) }
+        let d = HookDelivery(queue: queue, sender: makeSender(target, loop: loop, secrets: secrets), loop: loop)
+        d.onReport = { [unowned self] r in self.store.send(.hookReported(r, for: cid)) }
         deliveries[cid] = d
     }
 
     func fire(_ cid: CharacteristicID, _ event: FiredEvent) { deliveries[cid]?.fire(event) }
 
-    /// Events fired but not yet delivered, over every attached action.
+    /// Events fired but not yet delivered, over every attached hook.
     var pendingCount: Int { deliveries.values.reduce(0) { $0 + $1.pendingCount } }
 }
 

@@ -10,7 +10,7 @@
 /// reported, never silent. Whenever nothing is owed the file is started afresh with one
 /// line, `{"next":N}`, so that numbers go on across runs instead of starting again at 1.
 /// Without a path it lives in memory (the app's session actions).
-public final class ActionQueue {
+public final class HookQueue {
     public let path: String?
     public let capacity: Int
     public private(set) var pending: [FiredEvent] = []

@@ -2,7 +2,7 @@ import Explorer
 
 /// `serve` on a terminal: the served peripheral, its subscriptions, the centrals that asked
 /// for something, and the latest requests, newest first.
-public enum PeripheralScreen {
+public enum ServeScreen {
     public static let hints = "q quit (unregisters) · stdin: notify UUID VALUE"
 
     static func describe(_ a: ServeState.Advertising) -> (String, Style) {

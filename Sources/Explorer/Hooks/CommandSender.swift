@@ -9,7 +9,7 @@
 /// runs (no timer when nothing runs). Exit 0 is delivered; anything else is retried a few
 /// times; a command still running after `timeout` is killed.
 @MainActor
-public final class CommandSender: ActionSender {
+public final class CommandSender: HookSender {
     public let command: String
     public let maxAttempts: Int? = 5
     private let loop: EventLoop

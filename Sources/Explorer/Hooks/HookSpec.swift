@@ -1,8 +1,8 @@
 /// What to do when a characteristic notifies: run a command, or send an HTTP request.
 /// Used by `bleexplr watch` and by `a` on a characteristic screen.
-public enum ActionTarget: Equatable, Sendable {
+public enum HookTarget: Equatable, Sendable {
     case exec(command: String)
-    case post(HTTPAction)
+    case post(HTTPHook)
 
     /// One line for the screen and logs. Secrets never appear: `${NAME}` stays a name,
     /// and literal values of secret-looking headers are masked.
@@ -22,20 +22,20 @@ public enum ActionTarget: Equatable, Sendable {
     }
 
     /// `exec CMD` or `post URL`, as typed after `a` in the app.
-    public static func parse(_ text: String) -> Result<ActionTarget, ActionSpecError> {
+    public static func parse(_ text: String) -> Result<HookTarget, HookSpecError> {
         let t = text.drop { $0 == " " }
         if t.hasPrefix("exec ") {
             let cmd = t.dropFirst(5).trimmingSpaces()
             return cmd.isEmpty ? .failure(.init("exec needs a command")) : .success(.exec(command: cmd))
         }
         if t.hasPrefix("post ") {
-            return HTTPAction.make(url: t.dropFirst(5).trimmingSpaces(), headers: [], body: nil).map { .post($0) }
+            return HTTPHook.make(url: t.dropFirst(5).trimmingSpaces(), headers: [], body: nil).map { .post($0) }
         }
         return .failure(.init("type 'exec COMMAND' or 'post URL'"))
     }
 }
 
-public struct ActionSpecError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct HookSpecError: Error, Equatable, Sendable, CustomStringConvertible {
     public let message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
@@ -47,7 +47,7 @@ public struct HTTPHeader: Equatable, Sendable {
     public let value: String
 
     /// `Name: value`, as given to --header.
-    public static func parse(_ s: String) -> Result<HTTPHeader, ActionSpecError> {
+    public static func parse(_ s: String) -> Result<HTTPHeader, HookSpecError> {
         guard let colon = s.firstIndex(of: ":") else { return .failure(.init("--header takes 'Name: value', not '\(TerminalSafe.text(s))'")) }
         let name = String(s[..<colon]).trimmingSpaces()
         let value = String(s[s.index(after: colon)...]).trimmingSpaces()
@@ -72,30 +72,30 @@ public struct HTTPHeader: Equatable, Sendable {
     }
 }
 
-public struct HTTPAction: Equatable, Sendable {
+public struct HTTPHook: Equatable, Sendable {
     public let method: String
     public let url: String
     public let headers: [HTTPHeader]
-    /// A template (see `ActionTemplate`); nil sends the default JSON object.
+    /// A template (see `HookTemplate`); nil sends the default JSON object.
     public let body: String?
 
     /// The `${NAME}` secrets its URL, headers and body use, in that order.
     public var secretNames: [String] {
-        ActionTemplate.secretNames(url) + headers.flatMap { ActionTemplate.secretNames($0.value) }
-            + ActionTemplate.secretNames(body ?? "")
+        HookTemplate.secretNames(url) + headers.flatMap { HookTemplate.secretNames($0.value) }
+            + HookTemplate.secretNames(body ?? "")
     }
 
     public static func make(url: String, headers: [HTTPHeader], body: String?, method: String = "POST")
-        -> Result<HTTPAction, ActionSpecError> {
+        -> Result<HTTPHook, HookSpecError> {
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.count > 8,
               !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             return .failure(.init("--post takes an http:// or https:// URL, not '\(TerminalSafe.text(url))'"))
         }
-        if let body, let bad = ActionTemplate.unknownPlaceholder(body) {
-            return .failure(.init("the body has an unknown placeholder {{\(bad)}}; known: \(ActionTemplate.names.joined(separator: ", "))"))
+        if let body, let bad = HookTemplate.unknownPlaceholder(body) {
+            return .failure(.init("the body has an unknown placeholder {{\(bad)}}; known: \(HookTemplate.names.joined(separator: ", "))"))
         }
-        return .success(HTTPAction(method: method, url: url, headers: headers, body: body))
+        return .success(HTTPHook(method: method, url: url, headers: headers, body: body))
     }
 
     /// The body is JSON unless a Content-Type header says otherwise.
@@ -105,7 +105,7 @@ public struct HTTPAction: Equatable, Sendable {
     }
 }
 
-/// One notification that fired an action. `seq` numbers them per queue, so a receiver
+/// One notification that fired a hook. `seq` numbers them per queue, so a receiver
 /// can tell a retry from a new press.
 public struct FiredEvent: Equatable, Sendable {
     public var seq: Int
@@ -164,14 +164,14 @@ public struct FiredEvent: Equatable, Sendable {
 
     /// The environment a command runs with.
     public var environment: [(String, String)] {
-        ActionTemplate.names.map { ("BLE_" + $0.uppercased(), value($0) ?? "") }
+        HookTemplate.names.map { ("BLE_" + $0.uppercased(), value($0) ?? "") }
     }
 }
 
 /// Templates: `{{hex}}`, `{{text}}`, `{{address}}`, `{{uuid}}`, `{{time}}`, `{{seq}}`,
 /// `{{name}}`, `{{decoded}}` take the event's values; `${NAME}` takes a secret (from the
 /// secrets file or the environment). Double braces, so JSON bodies need no escaping.
-public enum ActionTemplate {
+public enum HookTemplate {
     public static let names = ["seq", "time", "address", "uuid", "name", "hex", "text", "decoded"]
 
     public static func unknownPlaceholder(_ template: String) -> String? {
@@ -205,7 +205,7 @@ public enum ActionTemplate {
     }
 
     /// Replaces `${NAME}` with its secret. Nil names the first one that has no value.
-    public static func resolveSecrets(_ s: String, _ lookup: (String) -> String?) -> Result<String, ActionSpecError> {
+    public static func resolveSecrets(_ s: String, _ lookup: (String) -> String?) -> Result<String, HookSpecError> {
         var out = ""
         var rest = Substring(s)
         while let open = rest.firstRange(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {

@@ -9,7 +9,7 @@ public enum SendOutcome: Equatable, Sendable {
 
 /// Carries one event to its destination: a command or an HTTP server.
 @MainActor
-public protocol ActionSender: AnyObject {
+public protocol HookSender: AnyObject {
     func send(_ event: FiredEvent, _ done: @escaping @MainActor (SendOutcome) -> Void)
     /// Attempts before an event is given up (nil: keep trying, as for HTTP while offline).
     var maxAttempts: Int? { get }
@@ -60,9 +60,9 @@ public enum DeliveryReport: Equatable, Sendable {
 /// retries with backoff. The next event waits for the one before it, so a server sees
 /// presses in the order they happened.
 @MainActor
-public final class ActionDelivery {
-    public let queue: ActionQueue
-    public let sender: ActionSender
+public final class HookDelivery {
+    public let queue: HookQueue
+    public let sender: HookSender
     private let loop: EventLoop
     private let backoff: Backoff
     private var inFlight = false
@@ -70,7 +70,7 @@ public final class ActionDelivery {
     private var retryTimer: EventLoop.TimerID?
     public var onReport: (@MainActor (DeliveryReport) -> Void)?
 
-    public init(queue: ActionQueue, sender: ActionSender, loop: EventLoop, backoff: Backoff = Backoff()) {
+    public init(queue: HookQueue, sender: HookSender, loop: EventLoop, backoff: Backoff = Backoff()) {
         self.queue = queue; self.sender = sender; self.loop = loop; self.backoff = backoff
     }
 

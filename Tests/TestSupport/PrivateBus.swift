@@ -9,14 +9,14 @@ import Foundation
 /// Spawned with posix_spawn rather than Foundation.Process: the test runner's threads
 /// block signals and a child inherits that mask, so SIGTERM would never reach it and
 /// Process.waitUntilExit would hang. Killed with SIGKILL: a bus that crashes.
-final class PrivateBus {
+public final class PrivateBus {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    let address: String
-    let directory: String
+    public let address: String
+    public let directory: String
     private var pid: pid_t = 0
 
-    init() throws {
+    public init() throws {
         let daemon = "/usr/bin/dbus-daemon"
         guard access(daemon, X_OK) == 0 else {
             throw Failure(description: "dbus-daemon is missing (\(daemon)): run scripts/install-deps (Debian package dbus-daemon)")
@@ -90,7 +90,7 @@ final class PrivateBus {
     }
 
     /// The bus dies under its clients.
-    func kill() {
+    public func kill() {
         guard pid > 0 else { return }
         _ = Glibc.kill(pid, SIGKILL)
         var status: Int32 = 0

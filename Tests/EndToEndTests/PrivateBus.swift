@@ -1,1 +1,0 @@
-../DBusTests/PrivateBus.swift
