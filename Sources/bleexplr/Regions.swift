@@ -1,11 +1,6 @@
 @preconcurrency import Glibc
 import Explorer
 
-let monitorUsage = """
-       bleexplr [OPTIONS] monitor --region NAME=UUID[:MAJOR[:MINOR]]... [--enter-rssi DBM]
-                [--exit-rssi DBM] [--exit-after S] [--on-enter CMD] [--on-exit CMD]
-                [--duration S] [--json]
-"""
 
 /// iBeacon regions: the app's regions panel and `monitor` share these options.
 struct RegionFlags {
@@ -55,28 +50,12 @@ struct MonitorVerb: VerbParser {
     }
 }
 
-/// Runs the region's --on-enter / --on-exit command with the transition in BLE_*
-/// variables, and reports how it went.
+/// The region's --on-enter / --on-exit command, if it has one, run with the transition.
 @MainActor
 func runRegionCommand(_ flags: RegionFlags, _ t: RegionTransition, loop: EventLoop,
                       report: @escaping @MainActor (String, Bool) -> Void) {
     guard let command = t.kind == .enter ? flags.onEnter : flags.onExit else { return }
-    var env = [("BLE_REGION", t.region), ("BLE_EVENT", t.kind.rawValue), ("BLE_TIME", t.at.iso8601)]
-    if let b = t.beacon {
-        env += [("BLE_ADDRESS", b.address), ("BLE_MAJOR", String(b.major)), ("BLE_MINOR", String(b.minor)),
-                ("BLE_RSSI", b.rssi.map(String.init) ?? "")]
-    }
-    ChildProcess.run(["/bin/sh", "-c", command], environment: env, loop: loop, timeout: 60) { status, output in
-        let last = output.split(separator: "\n").last.map { TerminalSafe.text(String($0.prefix(120))) } ?? ""
-        let name = "\(t.kind == .enter ? "--on-enter" : "--on-exit") for \(t.region)"
-        switch status {
-        case .exited(0): report("\(name): exit 0" + (last.isEmpty ? "" : ": " + last), false)
-        case let .exited(code): report("\(name): exit \(code)" + (last.isEmpty ? "" : ": " + last), true)
-        case let .signalled(sig): report("\(name): killed by signal \(sig)", true)
-        case .timedOut: report("\(name): still running after 60 s, killed", true)
-        case let .failedToStart(why): report("\(name): \(why)", true)
-        }
-    }
+    RegionCommand.run(command, t, loop: loop, report: report)
 }
 
 /// `monitor`: the job prints each region's enter and exit (JSON Lines with --json); here

@@ -1,8 +1,5 @@
 import Explorer
 
-let replayUsage = """
-       bleexplr [OPTIONS] replay FILE [--speed 1|10|max] [--paused]
-"""
 
 /// `replay FILE`: the app over a recording.
 struct ReplayPlan {

@@ -2,10 +2,6 @@
 import Explorer
 import WebHook
 
-let watchUsage = """
-       bleexplr [OPTIONS] watch ADDRESS UUID (--exec CMD | --post URL [--header 'Name: value']...
-                [--body TEMPLATE]) [--debounce MS] [--queue FILE] [--queue-size N] [--json]
-"""
 
 struct WatchPlan {
     var address: String
@@ -56,27 +52,11 @@ struct WatchVerb: VerbParser {
             }
         default: fail("watch takes one of --exec CMD or --post URL")
         }
-        let path = queue ?? defaultQueuePath(address, uuid)
+        let path = queue ?? HookQueue.defaultPath(address: address, uuid: uuid)
         return .watch(WatchPlan(address: address, uuid: uuid, target: target, debounce: Double(debounceMS) / 1000,
                                 queuePath: path, queueSize: queueSize))
     }
 
-    /// `$XDG_STATE_HOME/bleexplr/watch-AABBCCDDEEFF-ffe1.jsonl` (or ~/.local/state/…).
-    func defaultQueuePath(_ address: String, _ uuid: BLEUUID) -> String {
-        var dir: String
-        if let x = getenv("XDG_STATE_HOME"), x.pointee != 0 { dir = String(cString: x) }
-        else if let h = getenv("HOME"), h.pointee != 0 { dir = String(cString: h) + "/.local/state" }
-        else { dir = "/tmp" }
-        dir += "/bleexplr"
-        var partial = ""
-        for part in dir.split(separator: "/") {
-            partial += "/" + part
-            mkdir(partial, 0o700)
-        }
-        // ffe1 for 16-bit SIG UUIDs, 8 digits for 32-bit ones, the whole UUID otherwise.
-        let short = uuid.shortValue != nil ? uuid.description.lowercased() : uuid.canonical
-        return dir + "/watch-" + address.filter { $0 != ":" } + "-" + short + ".jsonl"
-    }
 }
 
 /// `watch`: the job keeps a subscription to one characteristic alive (reconnecting with

@@ -16,7 +16,8 @@ mallopt(M_MMAP_THRESHOLD, 32 << 20)
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
 let loop = EventLoop()
-let secrets = Secrets.load(options.secrets)
+let secrets: Secrets
+do { secrets = try Secrets.load(options.secrets) } catch { fail(error.description) }
 if case let .serve(plan) = options.verb { exit(runServe(plan, options, loop: loop)) }
 
 // The backend: the simulated world, or bluetoothd over D-Bus.
@@ -43,7 +44,9 @@ if case let .replay(plan) = options.verb {
     simulated = sim
     backend = sim
     adapterName = sim.world.adapterName
-    if let path = options.demoControl { openDemoControl(path, loop: loop, sim: sim) }
+    if let path = options.demoControl {
+        do { try openDemoControl(path, loop: loop, sim: sim) } catch { fail(error.description) }
+    }
 } else {
     if options.demoControl != nil { fail("--demo-control needs --demo") }
     if options.demoRecording != nil { fail("--demo-recording needs --demo") }
@@ -119,7 +122,7 @@ case .app, .replay, .serve:
 
 let terminal: Terminal
 do { terminal = try Terminal() } catch { fail("\(error)") }
-let hub = HookHub(store: store, loop: loop, secrets: secrets)
+let hub = HookHub(store: store, loop: loop, secrets: secrets) { makeSender($0, loop: loop, secrets: secrets) }
 runner.onAttachHook = { cid, target in hub.attach(cid, target) }
 runner.onFireHook = { cid, event in hub.fire(cid, event) }
 runner.onRegionChanged = { t in

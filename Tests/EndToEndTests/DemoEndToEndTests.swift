@@ -135,8 +135,13 @@ struct CommandLineTests {
         #expect(lines.count >= 9)
         let objects = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(objects.contains { $0["name"] as? String == "Demo HRM" && $0["rssi"] is Int })
-        #expect(objects.contains { ($0["beacon"] as? String)?.hasPrefix("iBeacon e2c56db5") == true })
-        #expect(objects.contains { $0["beacon"] as? String == "Eddystone-URL https://example.com" })
+        // Beacons as fields, whole (the scan list's summary cuts the UUID).
+        #expect(objects.contains {
+            let b = $0["beacon"] as? [String: Any]
+            return b?["kind"] as? String == "ibeacon" && b?["uuid"] as? String == "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
+                && b?["major"] as? Int == 1 && b?["minor"] as? Int == 42 && b?["power"] as? Int == -59
+        })
+        #expect(objects.contains { ($0["beacon"] as? [String: Any])?["url"] as? String == "https://example.com" })
         // Plain output makes the hostile name harmless too.
         let (_, plain) = try Self.run(["--demo", "scan", "--duration", "3"])   // seed 1: the evil device is first heard between 1.5 and 2.5 s
         #expect(plain.contains("Evil␛[2J"))

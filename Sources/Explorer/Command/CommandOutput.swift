@@ -21,6 +21,8 @@ public enum CommandOutput: Equatable, Sendable {
     case warning(String)
     /// `bench-ingest`: the marker device appeared.
     case benchEnd
+    /// `serve`: what centrals did, and the stream's progress.
+    case serve(ServeLine)
 }
 
 public struct ValueReport: Equatable, Sendable {

@@ -44,6 +44,15 @@ public struct CommandPrinter: Sendable {
             return [Line(stream: .stderr, text: "bleexplr: " + TerminalSafe.text(message))]
         case .benchEnd:
             return []   // the executable prints it, with its CPU time
+        case let .serve(l):
+            if json {
+                var j = JSONLine()
+                j.string("t", now.iso8601); j.string("event", l.event)
+                for f in l.fields { j.string(f.key, f.value) }
+                return [out(j.finish())]
+            }
+            let text = l.fields.compactMap { f in f.value.map { "\(f.key)=\($0)" } }.joined(separator: " ")
+            return [out(TerminalSafe.text("\(now.clockTime)  \(l.event)  \(text)"))]
         }
     }
 
@@ -93,7 +102,7 @@ public struct CommandPrinter: Sendable {
         j.stringMap("manufacturerData", p.advertisement.manufacturerData.keys.sorted().map {
             (RecordingFormat.companyKey($0), hex(p.advertisement.manufacturerData[$0]!, separator: ""))
         })
-        j.string("beacon", p.advertisement.beacon?.summary)
+        if let b = p.advertisement.beacon { j.raw("beacon", DecodedValue(b.summary, b.fields).fieldsJSON) }
         j.string("lastSeen", p.lastSeen.iso8601)
         return j.finish()
     }

@@ -55,6 +55,17 @@ public enum Action: Equatable, Sendable {
     case jobTimerFired(JobTimer)
     /// SIGINT, SIGTERM or SIGHUP to a command: it leaves as it would when done.
     case interrupted
+    // serve: the GATT server and stdin
+    /// What a central (or bluetoothd) did to the served peripheral; `mtu` the link's, if known.
+    case served(ServeEvent, mtu: Int?, at: Timestamp)
+    /// A line on stdin: `notify UUID VALUE` or `set UUID VALUE`.
+    case serveControl(String, at: Timestamp)
+    /// A notification the server was asked for went out (or did not).
+    case serveNotified(BLEUUID, Bytes, sent: Bool, forStream: Bool, at: Timestamp)
+    /// bluetoothd took every notification sent before `.drain(generation)` (or the link failed).
+    case serveDrained(generation: Int, ok: Bool, at: Timestamp)
+    /// Unregistered: serve can exit.
+    case serveStopped
     // The world
     case backend(BackendEvent, at: Timestamp)
     case tick(Timestamp)
@@ -89,6 +100,8 @@ public enum Effect: Equatable, Sendable {
     case replay(ReplayControl)
     /// A command's result or message to print.
     case output(CommandOutput)
+    /// Ask serve's GATT server.
+    case serve(ServeCommand)
     /// Fire `.jobTimerFired(timer)` after this many seconds (replacing one already set).
     case startTimer(JobTimer, after: Double)
     case cancelTimer(JobTimer)

@@ -4,6 +4,7 @@ public enum Reducer {
     /// The app's reduction, then the command's (if this process runs one), which sees
     /// what the app asked for.
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
+        if s.serve != nil { return ServeReducer.reduce(&s.serve!, action) }
         let effects = reduceApp(&s, action)
         guard s.job != nil else { return effects }
         return effects + JobReducer.reduce(&s, action, effects)
@@ -17,6 +18,8 @@ public enum Reducer {
             return effects
         case .jobTimerFired, .interrupted:
             return []   // the command's own (JobReducer)
+        case .served, .serveControl, .serveNotified, .serveDrained, .serveStopped:
+            return []   // serve's own (ServeReducer)
         case .cursorMoved(let move):
             moveCursor(&s, move)
             return []

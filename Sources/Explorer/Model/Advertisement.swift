@@ -125,6 +125,34 @@ public enum Beacon: Equatable, Sendable {
         }
     }
 
+    /// The beacon's fields for programs (`scan --json`): every field whole, numbers as
+    /// numbers, `kind` first.
+    public var fields: [DecodedValue.Field] {
+        func n(_ v: Int) -> JSONValue { .number(Double(v)) }
+        switch self {
+        case let .iBeacon(uuid, major, minor, power):
+            return [.init("kind", .string("ibeacon")), .init("uuid", .string(uuid.canonical)), .init("major", n(Int(major))),
+                    .init("minor", n(Int(minor))), .init("power", n(power))]
+        case let .eddystoneUID(ns, inst, tx):
+            return [.init("kind", .string("eddystone-uid")), .init("namespace", .string(hex(ns, separator: ""))),
+                    .init("instance", .string(hex(inst, separator: ""))), .init("txPower", n(tx))]
+        case let .eddystoneURL(url, tx):
+            return [.init("kind", .string("eddystone-url")), .init("url", .string(url)), .init("txPower", n(tx))]
+        case let .eddystoneTLM(mv, temp, count, uptime):
+            return [.init("kind", .string("eddystone-tlm")), .init("batteryMillivolts", n(mv)),
+                    .init("celsius", temp.map { .number($0) } ?? .null), .init("advCount", n(Int(count))),
+                    .init("uptimeSeconds", .number(Double(uptime) / 10))]
+        case let .eddystoneEID(eid, tx):
+            return [.init("kind", .string("eddystone-eid")), .init("eid", .string(hex(eid, separator: ""))), .init("txPower", n(tx))]
+        case let .altBeacon(company, id1, id2, id3, rssi, reserved):
+            return [.init("kind", .string("altbeacon")), .init("company", n(Int(company))), .init("id1", .string(id1.canonical)),
+                    .init("id2", n(Int(id2))), .init("id3", n(Int(id3))), .init("referenceRSSI", n(rssi)),
+                    .init("reserved", n(Int(reserved)))]
+        case let .malformed(kind):
+            return [.init("kind", .string(kind)), .init("malformed", .bool(true))]
+        }
+    }
+
     /// The company whose manufacturer data carries this beacon (the scan list shows the
     /// beacon instead of the company).
     public var carrier: UInt16? {

@@ -125,6 +125,8 @@ public struct AppState: Equatable, Sendable {
     public var scanStartedAt: Timestamp?
     /// The command this process runs without a screen, and how far it got (nil: the app).
     public var job: JobState?
+    /// `serve`: the peripheral served, what centrals did, the stream (nil: not serving).
+    public var serve: ServeState?
     /// iBeacon regions (`--region`) and whether each is inside.
     public var regionWatch = RegionWatch()
     /// Actions attached with `a`, fired on each notification of their characteristic.

@@ -188,7 +188,7 @@ public enum RecordingFormat {
         if let (pid, c) = find(cid, state) {
             j.string("address", pid.rawValue)
             j.string("uuid", c.uuid.canonical)
-            j.string("name", AssignedNumbers.characteristicName(c.uuid))
+            j.string("name", state.name(c))
         }
         j.string("path", cid.path)
     }

@@ -3,7 +3,8 @@
 @MainActor
 public final class EffectRunner {
     private let store: Store
-    private let backend: Backend
+    /// nil for `serve`, which has a GATT server instead (`onServe`).
+    private let backend: Backend?
     private let header: (Timestamp) -> RecordingFormat.Header
     /// While set, the store shows it every action (its observer comes and goes with it).
     public private(set) var recorder: Recorder? {
@@ -24,11 +25,13 @@ public final class EffectRunner {
     /// A command's output to print, and its end (the executable writes and exits).
     public var onOutput: (@MainActor (CommandOutput) -> Void)?
     public var onFinish: (@MainActor (Int32) -> Void)?
+    /// `serve`'s GATT server.
+    public var onServe: (@MainActor (ServeCommand) -> Void)?
     /// Where a command's timers run.
     private let loop: EventLoop?
     private var timers: [JobTimer: EventLoop.TimerID] = [:]
 
-    public init(store: Store, backend: Backend, loop: EventLoop? = nil, header: @escaping (Timestamp) -> RecordingFormat.Header) {
+    public init(store: Store, backend: Backend?, loop: EventLoop? = nil, header: @escaping (Timestamp) -> RecordingFormat.Header) {
         self.store = store
         self.backend = backend
         self.loop = loop
@@ -39,7 +42,7 @@ public final class EffectRunner {
     public func run(_ effect: Effect) {
         switch effect {
         case let .backend(command):
-            backend.execute(command)
+            backend?.execute(command)
         case let .startRecording(path):
             do {
                 let r = try Recorder(path: path, header: header(store.state.now))
@@ -68,6 +71,8 @@ public final class EffectRunner {
             onReplayControl?(control)
         case let .output(output):
             onOutput?(output)
+        case let .serve(command):
+            onServe?(command)
         case let .startTimer(timer, seconds):
             guard let loop else { return }
             if let old = timers[timer] { loop.cancel(old) }

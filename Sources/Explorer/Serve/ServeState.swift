@@ -26,11 +26,21 @@ public struct ServeState: Equatable, Sendable {
     /// Newest last.
     public var log: [Entry] = []
     public var stream: String?
+    /// The adapter it serves on.
+    public var adapter: String
+    /// `--stream`: the file being sent, and how far.
+    public var sending: StreamSend?
+    /// Registered at least once (a first registration that fails ends `serve`).
+    public var everRegistered = false
+    public var stopping = false
+    public var exitCode: Int32 = 0
 
-    public init(spec: PeripheralSpec, source: String) {
+    public init(spec: PeripheralSpec, source: String, adapter: String = "hci0", stream: StreamSend? = nil) {
         name = spec.localName
         self.source = source
         services = spec.services
+        self.adapter = adapter
+        sending = stream
     }
 
     public mutating func apply(_ e: ServeEvent, at: Timestamp) {

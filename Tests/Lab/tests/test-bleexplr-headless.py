@@ -23,9 +23,10 @@ def test():
     check(u16('ffe0') in itag.get('serviceUUIDs', []), 'and its advertised service FFE0')
     hrm = next((d for d in seen if u16('180d') in d.get('serviceUUIDs', [])), None)
     check(hrm is not None, "scan finds BlueZ's example server (advertises 180D)")
-    check(any((d.get('beacon') or '').startswith('iBeacon e2c56db5') and '1/2' in d['beacon'] for d in seen),
-          'the iBeacon is decoded (uuid, major/minor)')
-    check(any(d.get('beacon') == 'Eddystone-URL https://example.com/lab' for d in seen), 'the Eddystone-URL is expanded')
+    check(any((d.get('beacon') or {}).get('kind') == 'ibeacon' and d['beacon'].get('uuid') == 'e2c56db5-dffb-48d2-b060-d0f5a71096e0'
+              and (d['beacon'].get('major'), d['beacon'].get('minor')) == (1, 2) for d in seen),
+          'the iBeacon is decoded (the whole uuid, major/minor)')
+    check(any((d.get('beacon') or {}).get('url') == 'https://example.com/lab' for d in seen), 'the Eddystone-URL is expanded')
 
     p = bx('services', itag['address'], '--json')
     check(p.returncode == 0, 'services exits 0')

@@ -28,7 +28,7 @@ def beacon_rssi(tmp, *extra):
     s = Background.bleexplr(tmp, *extra, 'scan', '--duration', '4', '--json', name='scan')
     s.wait_for('scan ends', lambda: not s.alive(), 30)
     check(s.stop() == 0, ' '.join(['scan'] + list(extra) + ['exits 0']))
-    hits = [d for d in s.events() if (d.get('beacon') or '').lower().startswith('ibeacon ' + UUID[:8].lower())]
+    hits = [d for d in s.events() if (d.get('beacon') or {}).get('uuid', '').lower() == UUID.lower()]
     log('%s: iBeacon reports %s' % (' '.join(['scan'] + list(extra)), [(d.get('address'), d.get('rssi')) for d in hits]))
     rssis = [d['rssi'] for d in hits if isinstance(d.get('rssi'), int)]
     return bool(hits), (min(rssis) if rssis else None)

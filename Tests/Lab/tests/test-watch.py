@@ -132,7 +132,7 @@ def test():
             rec = f.read()
         heard = [l for l in rec.splitlines() if '"type":"notification"' in l and '0000ffe1' in l]
         check(len(heard) == n, 'the recording holds the %d notifications (%d)' % (n, len(heard)))
-        check('"type":"action"' in rec, 'the recording holds the action reports')
+        check('"type":"hook"' in rec, 'the recording holds the hook reports')
         for where, text in (('stdout', out), ('stderr', err), ('the recording', rec)):
             check(token not in text, 'the token appears nowhere in %s' % where)
         with open(queue, encoding='utf-8') as f:

@@ -1,0 +1,201 @@
+/// What `serve` asks its GATT server to do; results come back as actions.
+public enum ServeCommand: Equatable, Sendable {
+    /// Set the value and notify subscribed centrals (`.serveNotified` says whether it went).
+    case notify(BLEUUID, Bytes, forStream: Bool)
+    case set(BLEUUID, Bytes)
+    /// Say when bluetoothd has taken every notification sent so far (`.serveDrained`).
+    case drain(generation: Int)
+    /// Unregister and stop advertising (`.serveStopped` when done).
+    case stop
+}
+
+/// One line `serve` prints: an event and its fields, in order (nil fields are left out).
+public struct ServeLine: Equatable, Sendable {
+    public struct Field: Equatable, Sendable {
+        public var key: String
+        public var value: String?
+        public init(_ key: String, _ value: String?) { self.key = key; self.value = value }
+    }
+    public var event: String
+    public var fields: [Field]
+    public init(_ event: String, _ fields: [Field] = []) { self.event = event; self.fields = fields }
+
+    public func field(_ key: String) -> String? { fields.first { $0.key == key }?.value }
+}
+
+/// `serve --stream`: the file as notifications of (MTU - 3) bytes, then "EOM", from the
+/// moment a central subscribes. Pacing: at most `window` notifications are sent before
+/// bluetoothd has taken them all (a Peer.Ping round trip, answered in order after them):
+/// the flow control a bus without fd passing leaves (docs/serve.md).
+public struct StreamSend: Equatable, Sendable {
+    public static let window = 8
+    public static let marker = Array("EOM".utf8)
+    public let bytes: Bytes
+    public let char: BLEUUID
+    public var offset = 0, chunk = 20, chunks = 0
+    /// Bumped at each start and stop: a drain answered for an older run is ignored.
+    public var generation = 0
+    public var running = false
+    public var startedAt = Timestamp(0)
+
+    public init(bytes: Bytes, char: BLEUUID) { self.bytes = bytes; self.char = char }
+}
+
+/// `serve` as a reducer: what centrals do (ServeEvents) goes into the screen's state and
+/// into lines to print; stdin's control lines and the stream become server commands.
+enum ServeReducer {
+    static func reduce(_ s: inout ServeState, _ action: Action) -> [Effect] {
+        switch action {
+        case let .served(event, mtu, at):
+            s.apply(event, at: at)
+            var effects = say(&s, line(event, s), at: at)
+            if case .registered = event { s.everRegistered = true }
+            if case .registrationFailed = event, !s.everRegistered { effects += stop(&s, exitCode: 1) }
+            effects += streamHeard(&s, event, mtu: mtu, at: at)
+            return effects
+        case let .serveControl(text, at):
+            return control(&s, text, at: at)
+        case let .serveNotified(uuid, bytes, sent, forStream, at):
+            if forStream {
+                return sent ? [] : finishStream(&s, "stream-stopped", at: at)
+            }
+            return say(&s, ServeLine("notify", [.init("uuid", uuid.canonical), .init("hex", hex(bytes, separator: "")),
+                                                .init("sent", sent ? "yes" : "no")]), at: at, noted: true)
+        case let .serveDrained(generation, ok, at):
+            guard let st = s.sending, st.running, st.generation == generation else { return [] }
+            return ok ? pump(&s, at: at) : finishStream(&s, "stream-stopped", at: at)
+        case .serveStopped:
+            return [.finish(exitCode: s.exitCode)]
+        case .interrupted, .quitRequested:
+            return stop(&s, exitCode: 0)
+        default:
+            return []
+        }
+    }
+
+    static func stop(_ s: inout ServeState, exitCode: Int32) -> [Effect] {
+        guard !s.stopping else { return [] }
+        s.stopping = true
+        s.exitCode = exitCode
+        if s.sending != nil { s.sending?.running = false; s.sending?.generation += 1 }
+        return [.serve(.stop)]
+    }
+
+    /// `notify UUID VALUE` sets a characteristic's value and notifies subscribed centrals;
+    /// `set UUID VALUE` only sets it. VALUE as for `write`: hex or "text".
+    static func control(_ s: inout ServeState, _ text: String, at: Timestamp) -> [Effect] {
+        let parts = text.split(separator: " ", maxSplits: 2).map(String.init)
+        guard parts.count == 3, parts[0] == "notify" || parts[0] == "set", let uuid = BLEUUID(parts[1]) else {
+            if text.isEmpty { return [] }
+            return say(&s, ServeLine("error", [.init("message", "control: 'notify UUID VALUE' or 'set UUID VALUE', not '\(text)'")]),
+                       at: at, noted: true)
+        }
+        guard s.services.contains(where: { $0.characteristics.contains { $0.uuid == uuid } }) else {
+            return say(&s, ServeLine("error", [.init("message", "no characteristic \(uuid)")]), at: at, noted: true)
+        }
+        switch WriteValue.parse(parts[2]) {
+        case let .success(bytes):
+            return [.serve(parts[0] == "set" ? .set(uuid, bytes) : .notify(uuid, bytes, forStream: false))]
+        case let .failure(e):
+            return say(&s, ServeLine("error", [.init("message", e.message)]), at: at, noted: true)
+        }
+    }
+
+    // MARK: The stream
+
+    static func streamHeard(_ s: inout ServeState, _ e: ServeEvent, mtu: Int?, at: Timestamp) -> [Effect] {
+        guard var st = s.sending else { return [] }
+        switch e {
+        case let .subscribed(c) where c.uuid == st.char && !c.descriptor:
+            st.generation += 1
+            st.offset = 0
+            st.chunks = 0
+            st.chunk = max(20, (mtu ?? 23) - 3)
+            st.running = true
+            st.startedAt = at
+            s.sending = st
+            return say(&s, ServeLine("stream-start", [.init("bytes", String(st.bytes.count)), .init("chunk", String(st.chunk)),
+                                                      .init("uuid", st.char.canonical)]), at: at) + pump(&s, at: at)
+        case let .unsubscribed(c) where c.uuid == st.char && !c.descriptor && st.running:
+            return finishStream(&s, "stream-stopped", at: at)
+        case .bluezGone where st.running:
+            return finishStream(&s, "stream-stopped", at: at)
+        default:
+            return []
+        }
+    }
+
+    /// Up to a window of chunks, then a drain; the marker once the file is out.
+    static func pump(_ s: inout ServeState, at: Timestamp) -> [Effect] {
+        guard var st = s.sending, st.running else { return [] }
+        var effects: [Effect] = []
+        var sent = 0
+        while sent < StreamSend.window, st.offset < st.bytes.count {
+            let end = min(st.bytes.count, st.offset + st.chunk)
+            effects.append(.serve(.notify(st.char, Array(st.bytes[st.offset..<end]), forStream: true)))
+            st.offset = end
+            st.chunks += 1
+            sent += 1
+        }
+        s.sending = st
+        if st.offset >= st.bytes.count {
+            effects.append(.serve(.notify(st.char, StreamSend.marker, forStream: true)))
+            return effects + finishStream(&s, "stream-done", at: at)
+        }
+        return effects + [.serve(.drain(generation: st.generation))]
+    }
+
+    static func finishStream(_ s: inout ServeState, _ event: String, at: Timestamp) -> [Effect] {
+        guard var st = s.sending, st.running else { return [] }
+        st.running = false
+        st.generation += 1
+        s.sending = st
+        let seconds = max(0.001, at - st.startedAt)
+        return say(&s, ServeLine(event, [.init("bytes", String(st.offset)), .init("chunks", String(st.chunks)),
+                                         .init("seconds", String(rounded3(seconds))),
+                                         .init("kbitPerSecond", String(rounded3(Double(st.offset) * 8 / 1000 / seconds)))]), at: at)
+    }
+
+    static func rounded3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+
+    // MARK: Lines
+
+    /// Prints a line. A stream's progress is kept for the screen, and so is a line that
+    /// no ServeEvent stands for (`noted`: a control line's notification or error).
+    static func say(_ s: inout ServeState, _ l: ServeLine, at: Timestamp, noted: Bool = false) -> [Effect] {
+        if l.event.hasPrefix("stream") {
+            s.stream = "\(l.event.dropFirst(7)): " + ["bytes", "chunks", "chunk", "seconds", "kbitPerSecond"]
+                .compactMap { k in l.field(k).map { "\(k) \($0)" } }.joined(separator: ", ")
+        } else if noted {
+            var bytes: Bytes?
+            if let h = l.field("hex"), case let .success(b) = WriteValue.parse(h) { bytes = b }
+            s.note(l.event + (l.field("message").map { ": " + $0 } ?? ""), uuid: l.field("uuid").flatMap(BLEUUID.init),
+                   bytes: bytes, at: at)
+        }
+        return [.output(.serve(l))]
+    }
+
+    /// The line for what a central (or bluetoothd) did.
+    static func line(_ e: ServeEvent, _ s: ServeState) -> ServeLine {
+        func attr(_ c: CharacteristicEvent) -> [ServeLine.Field] {
+            [.init("uuid", c.uuid.canonical), .init("name", AssignedNumbers.characteristicName(c.uuid)),
+             .init("descriptor", c.descriptor ? "yes" : nil), .init("central", c.central)]
+        }
+        switch e {
+        case let .registered(adapter):
+            return ServeLine("advertising", [.init("adapter", adapter), .init("name", s.name), .init("source", s.source),
+                                             .init("services", s.services.map(\.uuid.description).joined(separator: ","))])
+        case let .registrationFailed(message): return ServeLine("error", [.init("message", message)])
+        case .bluezGone: return ServeLine("bluez-gone", [.init("message", "bluetoothd went away; will register again when it returns")])
+        case .bluezReturned: return ServeLine("bluez-back", [.init("message", "bluetoothd is back; registering again")])
+        case .advertisementReleased: return ServeLine("advertisement-released")
+        case let .read(c, offset, bytes):
+            return ServeLine("read", attr(c) + [.init("offset", offset > 0 ? String(offset) : nil), .init("hex", hex(bytes, separator: ""))])
+        case let .written(c, bytes, type): return ServeLine("write", attr(c) + [.init("type", type), .init("hex", hex(bytes, separator: ""))])
+        case let .subscribed(c): return ServeLine("subscribed", attr(c))
+        case let .unsubscribed(c): return ServeLine("unsubscribed", attr(c))
+        case let .confirmed(c): return ServeLine("confirmed", attr(c))
+        case .unregistered: return ServeLine("unregistered", [.init("adapter", s.adapter)])
+        }
+    }
+}

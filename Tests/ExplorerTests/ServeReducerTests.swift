@@ -1,0 +1,80 @@
+import Testing
+@testable import Explorer
+
+@Suite("serve is a reducer: centrals' events in, server commands and lines out")
+struct ServeReducerTests {
+    static let char: BLEUUID = "626c6578-0000-4000-8000-00000000a001"
+    static let spec = PeripheralSpec(localName: "bx", services: [
+        ServiceSpec(uuid: "FFF0", characteristics: [CharacteristicSpec(uuid: char, flags: ["read", "notify"], value: [0])])])
+    static let t0 = Timestamp(1_780_000_000)
+
+    static func serving(stream: Bytes? = nil) -> AppState {
+        var s = AppState(now: t0)
+        s.serve = ServeState(spec: spec, source: "spec.json", adapter: "hci7", stream: stream.map { StreamSend(bytes: $0, char: char) })
+        return s
+    }
+
+    static func subscribed() -> ServeEvent {
+        .subscribed(CharacteristicEvent(uuid: char, path: "/x/service0/char0", central: nil))
+    }
+
+    static func commands(_ effects: [Effect]) -> [ServeCommand] {
+        effects.compactMap { if case let .serve(c) = $0 { return c }; return nil }
+    }
+
+    @Test func aStreamGoesOutAWindowAtATimeThenTheMarker() {
+        var s = Self.serving(stream: Array(repeating: 0x41, count: 20 * 10 + 5))
+        let started = Reducer.reduce(&s, .served(Self.subscribed(), mtu: 23, at: Self.t0))
+        let first = Self.commands(started)
+        #expect(first.count == StreamSend.window + 1)
+        #expect(first.last == .drain(generation: 1))
+        #expect(first.first == .notify(Self.char, Array(repeating: 0x41, count: 20), forStream: true))
+        // A drain for an older run is ignored; this run's sends the rest and the marker.
+        #expect(Reducer.reduce(&s, .serveDrained(generation: 0, ok: true, at: Self.t0 + 1)) == [])
+        let rest = Reducer.reduce(&s, .serveDrained(generation: 1, ok: true, at: Self.t0 + 1))
+        #expect(Self.commands(rest) == [.notify(Self.char, Array(repeating: 0x41, count: 20), forStream: true),
+                                        .notify(Self.char, Array(repeating: 0x41, count: 20), forStream: true),
+                                        .notify(Self.char, Array(repeating: 0x41, count: 5), forStream: true),
+                                        .notify(Self.char, StreamSend.marker, forStream: true)])
+        guard case let .output(.serve(done))? = rest.last else { Issue.record("no line in \(rest)"); return }
+        #expect(done.event == "stream-done" && done.field("bytes") == "205" && done.field("chunks") == "11")
+        #expect(s.serve?.stream?.hasPrefix("done: bytes 205, chunks 11") == true)
+    }
+
+    @Test func chunksFollowTheMTUAndAFailedNotifyStopsTheStream() {
+        var s = Self.serving(stream: Array(repeating: 1, count: 5000))
+        let started = Self.commands(Reducer.reduce(&s, .served(Self.subscribed(), mtu: 247, at: Self.t0)))
+        #expect(started.first == .notify(Self.char, Array(repeating: 1, count: 244), forStream: true))
+        let stopped = Reducer.reduce(&s, .serveNotified(Self.char, [1], sent: false, forStream: true, at: Self.t0))
+        guard case let .output(.serve(l))? = stopped.first else { Issue.record("no line in \(stopped)"); return }
+        #expect(l.event == "stream-stopped")
+        #expect(Reducer.reduce(&s, .serveDrained(generation: 1, ok: true, at: Self.t0)) == [])
+    }
+
+    @Test func controlLinesBecomeCommandsOrOneClearError() {
+        var s = Self.serving()
+        #expect(Reducer.reduce(&s, .serveControl("notify \(Self.char) 01ff", at: Self.t0)) == [.serve(.notify(Self.char, [1, 0xFF], forStream: false))])
+        #expect(Reducer.reduce(&s, .serveControl("set \(Self.char) \"hi\"", at: Self.t0)) == [.serve(.set(Self.char, Array("hi".utf8)))])
+        let said = Reducer.reduce(&s, .serveNotified(Self.char, [1, 0xFF], sent: true, forStream: false, at: Self.t0))
+        #expect(said == [.output(.serve(ServeLine("notify", [.init("uuid", Self.char.canonical), .init("hex", "01ff"), .init("sent", "yes")])))])
+        guard case let .output(.serve(bad))? = Reducer.reduce(&s, .serveControl("notify 2A19 01", at: Self.t0)).first else {
+            Issue.record("no error line"); return
+        }
+        #expect(bad.event == "error" && bad.field("message") == "no characteristic 2A19")
+        #expect(Reducer.reduce(&s, .serveControl("", at: Self.t0)) == [])
+    }
+
+    @Test func aFirstRegistrationThatFailsEndsServeWithStatusOne() {
+        var s = Self.serving()
+        let effects = Reducer.reduce(&s, .served(.registrationFailed("Failed: no adapter"), mtu: nil, at: Self.t0))
+        #expect(effects.last == .serve(.stop))
+        #expect(Reducer.reduce(&s, .serveStopped) == [.finish(exitCode: 1)])
+        // After one success, a failure (bluetoothd restarting) is only said.
+        var t = Self.serving()
+        _ = Reducer.reduce(&t, .served(.registered(adapter: "hci7"), mtu: nil, at: Self.t0))
+        #expect(!Reducer.reduce(&t, .served(.registrationFailed("x"), mtu: nil, at: Self.t0)).contains(.serve(.stop)))
+        #expect(Reducer.reduce(&t, .interrupted) == [.serve(.stop)])
+        #expect(Reducer.reduce(&t, .interrupted) == [])
+        #expect(Reducer.reduce(&t, .serveStopped) == [.finish(exitCode: 0)])
+    }
+}
