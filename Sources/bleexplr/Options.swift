@@ -72,7 +72,7 @@ protocol VerbParser {
 /// The verbs and their parsers.
 func verbParser(_ name: String) -> (any VerbParser)? {
     switch name {
-    case "scan", "services", "read", "write", "notify", "bench-ingest": return HeadlessVerb(name: name)
+    case "scan", "services", "read", "write", "notify", "bench-ingest": return CommandVerb(name: name)
     case "watch": return WatchVerb()
     case "monitor": return MonitorVerb()
     case "replay": return ReplayVerb()
@@ -181,7 +181,7 @@ func parseUUID(_ s: String) -> BLEUUID {
 }
 
 /// scan, services, read, write, notify, bench-ingest.
-struct HeadlessVerb: VerbParser {
+struct CommandVerb: VerbParser {
     let name: String
     var duration: Double?, count: Int?, withoutResponse = false, offset: UInt16?
     var until: Bytes?, output: String?

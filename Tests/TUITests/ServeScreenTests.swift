@@ -4,7 +4,7 @@ import Testing
 
 /// `serve` on a terminal: advertising state, centrals, subscriptions, latest requests.
 @Suite("Peripheral screen")
-struct PeripheralScreenTests {
+struct ServeScreenTests {
     @Test func showsWhatCentralsDo() throws {
         let spec = try PeripheralSpec.parse(#"""
         {"name": "bx Thermo", "services": [{"uuid": "181A", "characteristics": [
