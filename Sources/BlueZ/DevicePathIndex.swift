@@ -132,8 +132,9 @@ struct DevicePathIndex {
 
 /// 64-bit keys (never 0) -> peripherals: an open-addressing table with linear probing,
 /// at most half full. A `Dictionary` of a `Hashable` key hashed each lookup with SipHash:
-/// the whole lookup took 745 instructions a signal in callgrind, now about 180 with the
-/// address parse (docs/bench.md, issue 15); the slot is a multiplication and a shift.
+/// the whole lookup of a path took 745 instructions a signal in callgrind, about 340 of them
+/// the Dictionary's; now about 355, `find` 59 of them (docs/bench.md, issue 15). The slot
+/// is a multiplication and a shift.
 /// The multiplier is random for each table, so that addresses, which any device in radio
 /// range picks, cannot be chosen to pile up in one run of slots.
 struct KeyTable {
