@@ -33,8 +33,8 @@ final class AdvertisingIngest {
             guard s.isMember("PropertiesChanged"), s.isInterface("org.freedesktop.DBus.Properties"),
                   s.hasSignature("sa{sv}as"), let id = deviceIDs.lookup(s.path) else { return false }
             // A plain function, not a closure: a closure formed here would be main-actor
-            // isolated and check its executor on every call.
-            // The reader follows the signature checked above: the body's end need not be found.
+            // isolated and check its executor on every call. It follows the signature
+            // checked above, so the body's end need not be found (`withValidatedBody`).
             guard let change = s.withValidatedBody(AdvertisingIngest.readAdvertising) else { return false }
             propertiesChangedCount += 1
             guard change.changed else { return true }
