@@ -35,7 +35,7 @@ public final class BlueZBackend: Backend {
     public private(set) var adapterPath: String?
     var devicePaths: [PeripheralID: String] = [:]
     /// The advertising fast path, with the reverse of devicePaths that every Device1
-    /// signal looks its device up in (`ingest.deviceIDs`).
+    /// signal looks its device up in (`ingest.state.deviceIDs`).
     let ingest = AdvertisingIngest()
     var scanWanted = false
     var scanning = false
@@ -47,7 +47,7 @@ public final class BlueZBackend: Backend {
     var subscribed: Set<String> = []
     var bluezPresent = false
     /// PropertiesChanged signals handled (the ingest benchmark reports it).
-    public var propertiesChangedCount: Int { ingest.propertiesChangedCount }
+    public var propertiesChangedCount: Int { ingest.state.propertiesChangedCount }
 
     public init(bus: DBusClient, options: Options = Options()) {
         self.bus = bus
@@ -97,10 +97,10 @@ public final class BlueZBackend: Backend {
 
     /// The reports the fast path gathered from one read of the bus, as one event.
     func sendGathered() {
-        guard !ingest.gathered.isEmpty else { return }
-        let run = ingest.gathered
-        ingest.gathered = []
+        guard !ingest.state.gathered.isEmpty else { return }
+        var run = ingest.state.takeRun()
         emit?(.advertisementsReceived(run), Timestamp.now())
+        ingest.state.recycle(&run)
     }
 
     func call(_ path: String, _ interface: String, _ member: String, _ args: [DBusValue] = [],
@@ -174,7 +174,7 @@ public final class BlueZBackend: Backend {
         resolving.removeAll()
         resolvedSent.removeAll()
         devicePaths.removeAll()
-        ingest.deviceIDs.removeAll()
+        ingest.state.deviceIDs.removeAll()
         disconnectReasons.removeAll()
         subscribed.removeAll()
         mirror.removeAll()
@@ -204,19 +204,19 @@ public final class BlueZBackend: Backend {
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard s.args.count == 2, let path = s.args[0].string, let names = s.args[1].strings else { return }
             let removed = mirror.remove(path: path, names)
-            if removed.contains(BlueZTranslate.device), let id = ingest.deviceIDs.removeValue(forKey: path) {
+            if removed.contains(BlueZTranslate.device), let id = ingest.state.deviceIDs.removeValue(forKey: path) {
                 devicePaths.removeValue(forKey: id)
                 send(.peripheralRemoved(id))
             }
         case (BlueZTranslate.device, "Disconnected"):
             // Disconnected(s name, s message), BlueZ versions after the lab's 5.66. Connected
             // turns false right after it: the reason waits for that.
-            guard let id = ingest.deviceIDs[s.path], let name = s.args.first?.string else { return }
+            guard let id = ingest.state.deviceIDs[s.path], let name = s.args.first?.string else { return }
             disconnectReasons[id] = BlueZTranslate.disconnectReason(name, weAsked: localDisconnects.contains(id))
         case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
             guard s.args.count >= 2, let iface = s.args[0].string, let changed = s.args[1].stringKeyed else { return }
             let invalidated = s.args.count > 2 ? s.args[2].strings ?? [] : []
-            ingest.propertiesChangedCount += 1
+            ingest.state.propertiesChangedCount += 1
             // Advertising data (RSSI, ManufacturerData, ...) flows straight to the store as
             // events; the mirror keeps what later decisions need (link, GATT, adapter).
             // This is most of the signal traffic in a busy room.
@@ -246,7 +246,7 @@ public final class BlueZBackend: Backend {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard parts.count >= 4 else { return nil }
         let devicePath = "/" + parts[0..<4].joined(separator: "/")
-        return ingest.deviceIDs[devicePath].map { ($0, devicePath) }
+        return ingest.state.deviceIDs[devicePath].map { ($0, devicePath) }
     }
 
     func deviceAppeared(_ path: String) {
@@ -254,7 +254,7 @@ public final class BlueZBackend: Backend {
               let address = props["Address"]?.string else { return }
         let id = PeripheralID(address)
         devicePaths[id] = path
-        ingest.deviceIDs[path] = id
+        ingest.state.deviceIDs[path] = id
         var report = BlueZTranslate.report(id: id, props)
         // BlueZ does not say whether a device is connectable; treat all as connectable.
         report.connectable = true
@@ -273,7 +273,7 @@ public final class BlueZBackend: Backend {
             // After bluetoothd (re)starts the adapter powers up a moment later: scan then.
             if changed["Powered"]?.bool == true, scanWanted, !scanning { startScan() }
         case BlueZTranslate.device:
-            guard let id = ingest.deviceIDs[path] else { return }
+            guard let id = ingest.state.deviceIDs[path] else { return }
             if changed.keys.contains(where: BlueZTranslate.advertisingProperties.contains) {
                 send(.advertisementReceived(BlueZTranslate.report(id: id, changed)))
             }

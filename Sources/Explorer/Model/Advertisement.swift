@@ -33,9 +33,14 @@ public struct Advertisement: Equatable, Sendable {
     public mutating func merge(_ other: Advertisement) {
         if let n = other.localName { localName = n }
         if !other.serviceUUIDs.isEmpty { serviceUUIDs = other.serviceUUIDs }
-        // One company or none in a report: a plain loop costs half what `merge` does.
-        for (company, data) in other.manufacturerData { manufacturerData[company] = data }
-        for (uuid, data) in other.serviceData { serviceData[uuid] = data }
+        // One company or none in a report: a plain loop costs half what `merge` does, and
+        // none at all when there is nothing to merge (most reports carry no service data).
+        if !other.manufacturerData.isEmpty {
+            for (company, data) in other.manufacturerData { manufacturerData[company] = data }
+        }
+        if !other.serviceData.isEmpty {
+            for (uuid, data) in other.serviceData { serviceData[uuid] = data }
+        }
         if let t = other.txPower { txPower = t }
         if let f = other.flags { flags = f }
         if let a = other.appearance { appearance = a }
