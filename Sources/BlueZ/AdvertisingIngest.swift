@@ -105,6 +105,8 @@ final class AdvertisingIngest {
 
     /// The body of a Device1 PropertiesChanged (s, a{sv}, as) with only RSSI and
     /// ManufacturerData changed and nothing invalidated, or nil for anything else.
+    /// Safe on a body whose end was not found (`withValidatedBody`) only because it checks
+    /// the signature inside every variant before it reads the value: keep it that way.
     nonisolated static func readAdvertising(_ w: inout DBusWireReader) -> AdvertisingChange? {
         guard let iface = w.string(), DBusWireReader.same(iface, "org.bluez.Device1"),
               let entriesEnd = w.array(elementAlignment: 8) else { return nil }

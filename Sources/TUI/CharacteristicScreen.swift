@@ -95,7 +95,7 @@ enum CharacteristicScreen {
         }
     }
 
-    /// The attached action (`a`) and how its events fared.
+    /// The attached hook (`a`) and how its events fared.
     static func drawHook(_ target: HookTarget, _ a: HookActivity, y: Int, into g: inout CellGrid) {
         g.put("Hook", x: 1, y: y, style: .dimmed)
         var x = 9

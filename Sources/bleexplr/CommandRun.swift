@@ -52,7 +52,7 @@ final class CommandRun {
         return exitCode
     }
 
-    /// Presence (monitor) and ageing go by the clock, once a second.
+    /// Regions (monitor) and ageing go by the clock, once a second.
     private func tick() {
         loop.schedule(after: 1) { [unowned self] in
             self.store.send(.tick(Timestamp.now()))

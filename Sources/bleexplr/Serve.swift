@@ -108,11 +108,7 @@ final class ServeRun {
         if printer.json == false, isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, let t = try? Terminal() {
             terminal = t
             loop.addReader(fd: STDIN_FILENO) { [unowned self] in self.readKeys() }
-            // Every change but a stream's chunk going out redraws.
-            store.observers.append { [unowned self] action, _ in
-                if case .serveNotified(_, _, true, true, _) = action { return }
-                self.redraw()
-            }
+            store.observers.append { [unowned self] _, _ in self.redraw() }
             redraw()
         }
         defer { terminal?.restore() }
@@ -135,13 +131,19 @@ final class ServeRun {
 
     private func carryOut(_ command: ServeCommand) {
         switch command {
-        case let .notify(uuid, bytes, forStream):
+        case let .notify(uuid, bytes):
             let sent = server.notify(uuid, bytes)
-            store.send(.serveNotified(uuid, bytes, sent: sent, forStream: forStream, at: Timestamp.now()))
+            store.send(.serveNotified(uuid, bytes, sent: sent, at: Timestamp.now()))
         case let .set(uuid, bytes):
             server.set(uuid, bytes)
-        case let .drain(generation):
-            server.drained { [unowned self] ok in self.store.send(.serveDrained(generation: generation, ok: ok, at: Timestamp.now())) }
+        case let .streamWindow(uuid, chunks, generation, last):
+            var sent = 0
+            while sent < chunks.count, server.notify(uuid, chunks[sent]) { sent += 1 }
+            if sent == chunks.count, last { _ = server.notify(uuid, StreamSend.marker) }
+            store.send(.serveWindowSent(generation: generation, sent: sent, at: Timestamp.now()))
+            if sent == chunks.count, !last {
+                server.drained { [unowned self] ok in self.store.send(.serveDrained(generation: generation, ok: ok, at: Timestamp.now())) }
+            }
         case .stop:
             server.stop { [unowned self] in self.store.send(.serveStopped) }
         }

@@ -58,7 +58,7 @@ import Testing
     }
 }
 
-@Suite struct ActionQueueTests {
+@Suite struct HookQueueTests {
     func path() -> String { "/tmp/bleexplr-queue-test-\(getpid())-\(Int.random(in: 0..<1_000_000)).jsonl" }
     func draft(_ hex: String) -> FiredEvent {
         FiredEvent(seq: 0, time: "2026-11-30T10:00:00.000Z", address: "A", uuid: "u", name: nil, hex: hex, text: "", decoded: nil)

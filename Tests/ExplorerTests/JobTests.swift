@@ -147,7 +147,7 @@ struct JobTests {
         #expect(lost == [.output(.watch(event: "link", message: "link lost: connection timed out", seq: nil)),
                          .output(.watch(event: "link", message: "reconnecting in 1 s", seq: nil)),
                          .startTimer(.reconnect, after: 1)])
-        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id))])
+        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 45)])
         // Each failed attempt waits longer.
         var failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
         #expect(failed.last == .startTimer(.reconnect, after: 1))
@@ -179,5 +179,22 @@ struct JobTests {
         Fixture.apply(&s, .descriptorRead(Motor.label, .failure(.notPermitted("no"))))
         Fixture.apply(&s, .descriptorRead(Motor.format, .success([0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00])))
         #expect(s.route == .device(Motor.id) && s.pendingConnection == nil)
+    }
+}
+
+@Suite("The connection lifecycle: ready after the descriptors")
+struct LifecycleTests {
+    @Test func escWhileReadingDescriptorsDoesNotOpenTheDeviceScreenLater() {
+        var s = Fixture.scanning()
+        Fixture.apply(&s, Fixture.report(Motor.id, name: "Demo Bike", rssi: -55))
+        s.scan.cursor = Motor.id
+        _ = Reducer.reduce(&s, .rowActivated)
+        Fixture.apply(&s, .connected(Motor.id))
+        Fixture.apply(&s, .servicesResolved(Motor.id, Motor.services, mtu: 247))
+        #expect(Reducer.reduce(&s, .backRequested) == [.backend(.disconnect(Motor.id))])
+        Fixture.apply(&s, .descriptorRead(Motor.label, .failure(.notConnected("gone"))))
+        Fixture.apply(&s, .descriptorRead(Motor.format, .failure(.notConnected("gone"))))
+        #expect(s.route == .scan)
+        #expect(s.alert?.message.hasPrefix("Connected") != true)
     }
 }

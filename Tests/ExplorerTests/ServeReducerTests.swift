@@ -24,38 +24,37 @@ struct ServeReducerTests {
 
     @Test func aStreamGoesOutAWindowAtATimeThenTheMarker() {
         var s = Self.serving(stream: Array(repeating: 0x41, count: 20 * 10 + 5))
-        let started = Reducer.reduce(&s, .served(Self.subscribed(), mtu: 23, at: Self.t0))
-        let first = Self.commands(started)
-        #expect(first.count == StreamSend.window + 1)
-        #expect(first.last == .drain(generation: 1))
-        #expect(first.first == .notify(Self.char, Array(repeating: 0x41, count: 20), forStream: true))
-        // A drain for an older run is ignored; this run's sends the rest and the marker.
+        let started = Self.commands(Reducer.reduce(&s, .served(Self.subscribed(), mtu: 23, at: Self.t0)))
+        let chunk = Array(repeating: UInt8(0x41), count: 20)
+        #expect(started == [.streamWindow(Self.char, Array(repeating: chunk, count: StreamSend.window), generation: 1, last: false)])
+        #expect(Reducer.reduce(&s, .serveWindowSent(generation: 1, sent: StreamSend.window, at: Self.t0)) == [])
+        // A drain for an older run is ignored; this run's sends the rest, the last window.
         #expect(Reducer.reduce(&s, .serveDrained(generation: 0, ok: true, at: Self.t0 + 1)) == [])
-        let rest = Reducer.reduce(&s, .serveDrained(generation: 1, ok: true, at: Self.t0 + 1))
-        #expect(Self.commands(rest) == [.notify(Self.char, Array(repeating: 0x41, count: 20), forStream: true),
-                                        .notify(Self.char, Array(repeating: 0x41, count: 20), forStream: true),
-                                        .notify(Self.char, Array(repeating: 0x41, count: 5), forStream: true),
-                                        .notify(Self.char, StreamSend.marker, forStream: true)])
-        guard case let .output(.serve(done))? = rest.last else { Issue.record("no line in \(rest)"); return }
-        #expect(done.event == "stream-done" && done.field("bytes") == "205" && done.field("chunks") == "11")
+        let rest = Self.commands(Reducer.reduce(&s, .serveDrained(generation: 1, ok: true, at: Self.t0 + 1)))
+        #expect(rest == [.streamWindow(Self.char, [chunk, chunk, Array(repeating: 0x41, count: 5)], generation: 1, last: true)])
+        let done = Reducer.reduce(&s, .serveWindowSent(generation: 1, sent: 3, at: Self.t0 + 1))
+        guard case let .output(.serve(line))? = done.last else { Issue.record("no line in \(done)"); return }
+        #expect(line.event == "stream-done" && line.field("bytes") == "205" && line.field("chunks") == "11")
         #expect(s.serve?.stream?.hasPrefix("done: bytes 205, chunks 11") == true)
     }
 
-    @Test func chunksFollowTheMTUAndAFailedNotifyStopsTheStream() {
+    @Test func chunksFollowTheMTUAndAChunkThatDoesNotGoOutStopsTheStream() {
         var s = Self.serving(stream: Array(repeating: 1, count: 5000))
         let started = Self.commands(Reducer.reduce(&s, .served(Self.subscribed(), mtu: 247, at: Self.t0)))
-        #expect(started.first == .notify(Self.char, Array(repeating: 1, count: 244), forStream: true))
-        let stopped = Reducer.reduce(&s, .serveNotified(Self.char, [1], sent: false, forStream: true, at: Self.t0))
+        guard case let .streamWindow(_, chunks, _, _)? = started.first else { Issue.record("no window in \(started)"); return }
+        #expect(chunks.first?.count == 244)
+        // Three of eight went: the stream stops there, and says how far it got.
+        let stopped = Reducer.reduce(&s, .serveWindowSent(generation: 1, sent: 3, at: Self.t0))
         guard case let .output(.serve(l))? = stopped.first else { Issue.record("no line in \(stopped)"); return }
-        #expect(l.event == "stream-stopped")
+        #expect(l.event == "stream-stopped" && l.field("bytes") == String(3 * 244) && l.field("chunks") == "3")
         #expect(Reducer.reduce(&s, .serveDrained(generation: 1, ok: true, at: Self.t0)) == [])
     }
 
     @Test func controlLinesBecomeCommandsOrOneClearError() {
         var s = Self.serving()
-        #expect(Reducer.reduce(&s, .serveControl("notify \(Self.char) 01ff", at: Self.t0)) == [.serve(.notify(Self.char, [1, 0xFF], forStream: false))])
+        #expect(Reducer.reduce(&s, .serveControl("notify \(Self.char) 01ff", at: Self.t0)) == [.serve(.notify(Self.char, [1, 0xFF]))])
         #expect(Reducer.reduce(&s, .serveControl("set \(Self.char) \"hi\"", at: Self.t0)) == [.serve(.set(Self.char, Array("hi".utf8)))])
-        let said = Reducer.reduce(&s, .serveNotified(Self.char, [1, 0xFF], sent: true, forStream: false, at: Self.t0))
+        let said = Reducer.reduce(&s, .serveNotified(Self.char, [1, 0xFF], sent: true, at: Self.t0))
         #expect(said == [.output(.serve(ServeLine("notify", [.init("uuid", Self.char.canonical), .init("hex", "01ff"), .init("sent", "yes")])))])
         guard case let .output(.serve(bad))? = Reducer.reduce(&s, .serveControl("notify 2A19 01", at: Self.t0)).first else {
             Issue.record("no error line"); return

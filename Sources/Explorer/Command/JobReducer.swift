@@ -153,7 +153,6 @@ enum JobReducer {
         guard !effects.isEmpty || p.connection.isLinkUp || p.connection.isConnecting else {
             return fail(&s, &job, "\(p.address) is not connectable (it only broadcasts)")
         }
-        if case .watch = job.job { return effects }
         return effects + [.startTimer(.connect, after: connectTimeout)]
     }
 
@@ -211,7 +210,8 @@ enum JobReducer {
             if let count, job.notifications >= count { effects += leave(&s, &job, exitCode: 0) }
             return effects
         case let .watch(address, _, debounce):
-            if debounce > 0, let last = job.lastFired, at - last < debounce { return [] }
+            // A wall clock that stepped back (NTP) does not hold the hook back.
+            if debounce > 0, let last = job.lastFired, at - last >= 0, at - last < debounce { return [] }
             job.lastFired = at
             guard let cid = job.characteristic, let id = job.target, let (_, c) = s.peripherals[id]?.characteristic(cid) else { return [] }
             return [.fireHook(cid, s.firedEvent(at: at, address: address, c, bytes))]
@@ -235,6 +235,10 @@ enum JobReducer {
         case (.find, .finding):
             return fail(&s, &job, "no device \(job.job.address ?? "") found in \(Int(findTimeout)) s of scanning")
         case (.connect, .connecting):
+            if case .watch = job.job {
+                // Stuck (a link that never came up or never went down): start again.
+                return [watchSays("link", "not ready after \(Int(connectTimeout)) s")] + reconnect(&s, &job, disconnectFirst: true)
+            }
             return fail(&s, &job, "connecting to \(job.job.address ?? "") timed out")
         case (.operation, .working):
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }

@@ -60,9 +60,11 @@ public enum Action: Equatable, Sendable {
     case served(ServeEvent, mtu: Int?, at: Timestamp)
     /// A line on stdin: `notify UUID VALUE` or `set UUID VALUE`.
     case serveControl(String, at: Timestamp)
-    /// A notification the server was asked for went out (or did not).
-    case serveNotified(BLEUUID, Bytes, sent: Bool, forStream: Bool, at: Timestamp)
-    /// bluetoothd took every notification sent before `.drain(generation)` (or the link failed).
+    /// A notification asked for on stdin went out (or did not).
+    case serveNotified(BLEUUID, Bytes, sent: Bool, at: Timestamp)
+    /// This many of a stream window's chunks went out (all of them, unless one failed).
+    case serveWindowSent(generation: Int, sent: Int, at: Timestamp)
+    /// bluetoothd took every notification of a stream window (or the link failed).
     case serveDrained(generation: Int, ok: Bool, at: Timestamp)
     /// Unregistered: serve can exit.
     case serveStopped

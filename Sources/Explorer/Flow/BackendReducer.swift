@@ -57,7 +57,7 @@ enum BackendReducer {
             if s.attachedHooks[cid] != nil, let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }),
                let (_, c) = p.characteristic(cid) {
                 s.hookActivity[cid, default: HookActivity()].fired += 1
-                return [.fireHook(cid, FiredEvent(at: at, address: p.address, uuid: c.uuid, bytes: bytes))]
+                return [.fireHook(cid, s.firedEvent(at: at, address: p.address, c, bytes))]
             }
         case let .scanFailed(error):
             s.scanWanted = false

@@ -83,7 +83,8 @@ enum ConnectionReducer {
     /// Connected, services resolved, descriptors read: the device screen opens by itself
     /// when the user asked for this connection.
     static func ready(_ s: inout AppState, _ id: PeripheralID) {
-        guard s.pendingConnection == id, let p = s.peripherals[id] else { return }
+        // Not when the user gave up meanwhile (Esc while reading: the link is going down).
+        guard s.pendingConnection == id, let p = s.peripherals[id], p.connection == .connected else { return }
         s.pendingConnection = nil
         s.route = .device(id)
         s.device = DeviceScreenState(cursor: DeviceTree.rows(p, collapsed: []).first?.id)

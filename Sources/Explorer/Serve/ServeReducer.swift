@@ -1,10 +1,12 @@
 /// What `serve` asks its GATT server to do; results come back as actions.
 public enum ServeCommand: Equatable, Sendable {
     /// Set the value and notify subscribed centrals (`.serveNotified` says whether it went).
-    case notify(BLEUUID, Bytes, forStream: Bool)
+    case notify(BLEUUID, Bytes)
+    /// The stream's next chunks, in order, stopping at the first that does not go out; with
+    /// `last`, the end marker after them. `.serveWindowSent` says how many went; then, unless
+    /// it was the last or one failed, a drain (`.serveDrained`).
+    case streamWindow(BLEUUID, [Bytes], generation: Int, last: Bool)
     case set(BLEUUID, Bytes)
-    /// Say when bluetoothd has taken every notification sent so far (`.serveDrained`).
-    case drain(generation: Int)
     /// Unregister and stop advertising (`.serveStopped` when done).
     case stop
 }
@@ -55,10 +57,9 @@ enum ServeReducer {
             return effects
         case let .serveControl(text, at):
             return control(&s, text, at: at)
-        case let .serveNotified(uuid, bytes, sent, forStream, at):
-            if forStream {
-                return sent ? [] : finishStream(&s, "stream-stopped", at: at)
-            }
+        case let .serveWindowSent(generation, sent, at):
+            return windowSent(&s, generation: generation, sent: sent, at: at)
+        case let .serveNotified(uuid, bytes, sent, at):
             return say(&s, ServeLine("notify", [.init("uuid", uuid.canonical), .init("hex", hex(bytes, separator: "")),
                                                 .init("sent", sent ? "yes" : "no")]), at: at, noted: true)
         case let .serveDrained(generation, ok, at):
@@ -95,7 +96,7 @@ enum ServeReducer {
         }
         switch WriteValue.parse(parts[2]) {
         case let .success(bytes):
-            return [.serve(parts[0] == "set" ? .set(uuid, bytes) : .notify(uuid, bytes, forStream: false))]
+            return [.serve(parts[0] == "set" ? .set(uuid, bytes) : .notify(uuid, bytes))]
         case let .failure(e):
             return say(&s, ServeLine("error", [.init("message", e.message)]), at: at, noted: true)
         }
@@ -125,24 +126,30 @@ enum ServeReducer {
         }
     }
 
-    /// Up to a window of chunks, then a drain; the marker once the file is out.
+    /// The next window of chunks (the marker after the file's last one).
     static func pump(_ s: inout ServeState, at: Timestamp) -> [Effect] {
-        guard var st = s.sending, st.running else { return [] }
-        var effects: [Effect] = []
-        var sent = 0
-        while sent < StreamSend.window, st.offset < st.bytes.count {
-            let end = min(st.bytes.count, st.offset + st.chunk)
-            effects.append(.serve(.notify(st.char, Array(st.bytes[st.offset..<end]), forStream: true)))
-            st.offset = end
-            st.chunks += 1
-            sent += 1
+        guard let st = s.sending, st.running else { return [] }
+        var chunks: [Bytes] = []
+        var offset = st.offset
+        while chunks.count < StreamSend.window, offset < st.bytes.count {
+            let end = min(st.bytes.count, offset + st.chunk)
+            chunks.append(Array(st.bytes[offset..<end]))
+            offset = end
         }
+        return [.serve(.streamWindow(st.char, chunks, generation: st.generation, last: offset >= st.bytes.count))]
+    }
+
+    /// `sent` chunks of the window went out: the offset moves by them. All of the last
+    /// window: done; fewer than asked: stopped; otherwise the drain that follows decides.
+    static func windowSent(_ s: inout ServeState, generation: Int, sent: Int, at: Timestamp) -> [Effect] {
+        guard var st = s.sending, st.running, st.generation == generation else { return [] }
+        let asked = min(StreamSend.window, (st.bytes.count - st.offset + st.chunk - 1) / st.chunk)
+        st.offset = min(st.bytes.count, st.offset + sent * st.chunk)
+        st.chunks += sent
         s.sending = st
-        if st.offset >= st.bytes.count {
-            effects.append(.serve(.notify(st.char, StreamSend.marker, forStream: true)))
-            return effects + finishStream(&s, "stream-done", at: at)
-        }
-        return effects + [.serve(.drain(generation: st.generation))]
+        if sent < asked { return finishStream(&s, "stream-stopped", at: at) }
+        if st.offset >= st.bytes.count { return finishStream(&s, "stream-done", at: at) }
+        return []
     }
 
     static func finishStream(_ s: inout ServeState, _ event: String, at: Timestamp) -> [Effect] {
