@@ -4,6 +4,7 @@ two processes on the lab bus. The served device advertises (name, service UUID, 
 data), and the central reads, writes (and reads back), and gets a notification; the server
 prints each read, write and subscription; SIGINT unregisters cleanly."""
 import json, os, queue, signal, subprocess, sys, tempfile, threading, time
+import jsonschema
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from labkit import *
@@ -30,6 +31,17 @@ SPEC = {
 }
 
 
+def serve_line_validator():
+    with open(os.path.join(ROOT, 'docs', 'output.schema.json'), encoding='utf-8') as f:
+        schema = json.load(f)
+    schema.pop('oneOf')
+    schema['$ref'] = '#/$defs/serve'
+    return jsonschema.Draft202012Validator(schema)
+
+
+SERVE_LINE = serve_line_validator()
+
+
 class Server:
     """`bleexplr serve` in the background; its JSON lines arrive on a queue."""
 
@@ -39,6 +51,7 @@ class Server:
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines = queue.Queue()
         self.seen = []
+        self.invalid = []
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: [log('  serve stderr |', l.rstrip()) for l in self.p.stderr], daemon=True).start()
 
@@ -46,9 +59,14 @@ class Server:
         for line in self.p.stdout:
             log('  serve |', line.rstrip())
             try:
-                self.lines.put(json.loads(line))
+                obj = json.loads(line)
             except ValueError:
-                self.lines.put({'event': 'garbage', 'line': line})
+                obj = {'event': 'garbage', 'line': line}
+            # Every line serve prints is one docs/output.schema.json describes.
+            errors = [e.message for e in SERVE_LINE.iter_errors(obj)]
+            if errors:
+                self.invalid.append((line.rstrip(), errors))
+            self.lines.put(obj)
 
     def wait(self, pred, seconds, what):
         end = time.monotonic() + seconds
@@ -148,6 +166,7 @@ def test():
         rc = srv.stop()
     check(rc == 0, 'serve exits 0 on SIGINT (got %s)' % rc)
     check(any(e.get('event') == 'unregistered' for e in list(srv.seen) + list(srv.lines.queue)), 'after unregistering')
+    check(not srv.invalid, 'every line serve printed is a serve line of docs/output.schema.json (%s)' % srv.invalid[:3])
 
 
 if __name__ == '__main__':
