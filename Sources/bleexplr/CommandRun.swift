@@ -60,7 +60,8 @@ final class CommandRun {
         }
     }
 
-    private func write(_ output: CommandOutput) {
+    /// Prints an output (writing a message file or the benchmark's line first where it has one).
+    func write(_ output: CommandOutput) {
         switch output {
         case let .message(m):
             if let path = printer.messageFile, !writeFile(path, m.bytes) { writeFailed = "cannot write \(path)" }
@@ -73,13 +74,7 @@ final class CommandRun {
         default:
             break
         }
-        for line in printer.lines(output, now: Timestamp.now()) {
-            switch line.stream {
-            case .stdout: print(line.text)
-            case .stderr: fputs(line.text + "\n", stderr)
-            }
-        }
-        fflush(stdout)
+        writeLines(printer.lines(output, now: Timestamp.now()))
     }
 
     /// The file the user named with --output (created or replaced: it was named for writing).
@@ -95,4 +90,15 @@ final class CommandRun {
         }
         return true
     }
+}
+
+/// A printer's lines, each to its stream; stdout flushed (a line at a time for pipes).
+func writeLines(_ lines: [CommandPrinter.Line]) {
+    for line in lines {
+        switch line.stream {
+        case .stdout: print(line.text)
+        case .stderr: fputs(line.text + "\n", stderr)
+        }
+    }
+    fflush(stdout)
 }

@@ -65,12 +65,7 @@ struct WatchVerb: VerbParser {
 /// of watch loses a press.
 @MainActor
 func runWatch(_ plan: WatchPlan, _ command: CommandRun, delivery: HookDelivery, recordTo: String?) -> Int32 {
-    let say = { (event: String, message: String) in
-        for line in command.printer.lines(.watch(event: event, message: message, seq: nil), now: Timestamp.now()) {
-            print(line.text)
-        }
-        fflush(stdout)
-    }
+    let say = { (event: String, message: String) in command.write(.watch(event: event, message: message, seq: nil)) }
     command.runner.onFireHook = { _, event in delivery.fire(event) }
     delivery.onReport = { report in command.store.send(.hookReported(report, for: nil)) }
     say("start", "watching \(plan.address) \(plan.uuid) → \(plan.target.summary); queue \(plan.queuePath)"

@@ -167,30 +167,31 @@ struct JobTests {
             .hasSuffix(#""decoded":"malformed Battery Level (2 bytes)","malformed":true}"#))
         #expect(CommandPrinter(json: false).lines(.value(v), now: Fixture.t0)[0].text == "16 49 49 03  73 bpm, contact, RR 0.821 s")
     }
+}
 
-    @Test func theDeviceScreenOpensWhenTheDescriptorsAreRead() {
+@Suite("The connection lifecycle: ready after the descriptors")
+struct LifecycleTests {
+    /// Enter on Demo Bike in the app: connected, services resolved, descriptors being read.
+    static func readingDescriptors() -> AppState {
         var s = Fixture.scanning()
         Fixture.apply(&s, Fixture.report(Motor.id, name: "Demo Bike", rssi: -55))
         s.scan.cursor = Motor.id
         _ = Reducer.reduce(&s, .rowActivated)
         Fixture.apply(&s, .connected(Motor.id))
         Fixture.apply(&s, .servicesResolved(Motor.id, Motor.services, mtu: 247))
+        return s
+    }
+
+    @Test func theDeviceScreenOpensWhenTheDescriptorsAreRead() {
+        var s = Self.readingDescriptors()
         #expect(s.route == .scan && s.pendingConnection == Motor.id)
         Fixture.apply(&s, .descriptorRead(Motor.label, .failure(.notPermitted("no"))))
         Fixture.apply(&s, .descriptorRead(Motor.format, .success([0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00])))
         #expect(s.route == .device(Motor.id) && s.pendingConnection == nil)
     }
-}
 
-@Suite("The connection lifecycle: ready after the descriptors")
-struct LifecycleTests {
     @Test func escWhileReadingDescriptorsDoesNotOpenTheDeviceScreenLater() {
-        var s = Fixture.scanning()
-        Fixture.apply(&s, Fixture.report(Motor.id, name: "Demo Bike", rssi: -55))
-        s.scan.cursor = Motor.id
-        _ = Reducer.reduce(&s, .rowActivated)
-        Fixture.apply(&s, .connected(Motor.id))
-        Fixture.apply(&s, .servicesResolved(Motor.id, Motor.services, mtu: 247))
+        var s = Self.readingDescriptors()
         #expect(Reducer.reduce(&s, .backRequested) == [.backend(.disconnect(Motor.id))])
         Fixture.apply(&s, .descriptorRead(Motor.label, .failure(.notConnected("gone"))))
         Fixture.apply(&s, .descriptorRead(Motor.format, .failure(.notConnected("gone"))))

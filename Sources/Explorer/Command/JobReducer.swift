@@ -58,9 +58,9 @@ enum JobReducer {
                 job.phase = .done(exitCode: 0)
                 return [.output(.benchEnd), .finish(exitCode: 0)]
             }
-            return job.phase == .finding ? found(&s, &job) : []
-        case .advertisementsReceived:
-            return job.phase == .finding ? found(&s, &job) : []
+            return job.phase == .finding ? found(&s, &job, among: [report]) : []
+        case let .advertisementsReceived(reports):
+            return job.phase == .finding ? found(&s, &job, among: reports) : []
         case let .connectFailed(id, error) where id == target && job.phase == .connecting:
             if case .watch = job.job { return [watchSays("link", "connecting failed: \(error)")] + reconnect(&s, &job) }
             return fail(&s, &job, "connecting to \(job.job.address ?? id.rawValue) failed: \(error)")
@@ -135,11 +135,13 @@ enum JobReducer {
         }
     }
 
-    /// While finding: is the device asked for among those heard?
-    static func found(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
+    /// While finding: is the device asked for among those just heard? (Every peripheral
+    /// comes through a report, so the reports are enough; a room of a thousand is not
+    /// searched for each one.)
+    static func found(_ s: inout AppState, _ job: inout JobState, among reports: [AdvertisementReport]) -> [Effect] {
         guard let wanted = job.job.address,
-              let p = s.peripherals.values.first(where: { $0.address.uppercased() == wanted }) else { return [] }
-        job.target = p.id
+              let r = reports.first(where: { $0.address.uppercased() == wanted }), s.peripherals[r.id] != nil else { return [] }
+        job.target = r.id
         s.scanWanted = false
         return [.cancelTimer(.find), .backend(.stopScan)] + connect(&s, &job)
     }
