@@ -74,7 +74,7 @@ final class CommandRun {
         default:
             break
         }
-        writeLines(printer.lines(output, now: Timestamp.now()))
+        CommandPrinter.write(printer.lines(output, now: Timestamp.now()))
     }
 
     /// The file the user named with --output (created or replaced: it was named for writing).
@@ -90,15 +90,4 @@ final class CommandRun {
         }
         return true
     }
-}
-
-/// A printer's lines, each to its stream; stdout flushed (a line at a time for pipes).
-func writeLines(_ lines: [CommandPrinter.Line]) {
-    for line in lines {
-        switch line.stream {
-        case .stdout: print(line.text)
-        case .stderr: fputs(line.text + "\n", stderr)
-        }
-    }
-    fflush(stdout)
 }

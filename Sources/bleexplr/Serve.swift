@@ -116,7 +116,7 @@ final class ServeRun {
         runner.onServe = { [unowned self] in self.carryOut($0) }
         runner.onOutput = { [unowned self] output in
             guard self.terminal == nil else { return }
-            writeLines(self.printer.lines(output, now: Timestamp.now()))
+            CommandPrinter.write(self.printer.lines(output, now: Timestamp.now()))
         }
         runner.onFinish = { [unowned self] code in
             self.exitCode = code

@@ -1,3 +1,5 @@
+@preconcurrency import Glibc
+
 /// Turns a command's output into lines: text for people (device text made harmless), or
 /// JSON Lines for programs, each line an object that docs/output.schema.json describes.
 /// Pure: the executable writes what it returns.
@@ -57,6 +59,17 @@ public struct CommandPrinter: Sendable {
     }
 
     func out(_ text: String) -> Line { Line(stream: .stdout, text: text) }
+
+    /// Writes lines, each to its stream; stdout is flushed (a line at a time for pipes).
+    public static func write(_ lines: [Line]) {
+        for line in lines {
+            switch line.stream {
+            case .stdout: print(line.text)
+            case .stderr: fputs(line.text + "\n", stderr)
+            }
+        }
+        fflush(stdout)
+    }
 
     // MARK: Values
 
