@@ -20,7 +20,11 @@ final class AdvertisingIngest {
         /// Reports from the fast path, gathered while one read's signals are handed out
         /// (`DBusClient.signalsDispatched`), then sent by the backend as one event: one store
         /// action for a run of signals instead of one each.
-        var gathered: [AdvertisementReport] = []
+        /// A read brings up to a few dozen signals: room for them from the start (and in
+        /// each buffer handed back), rather than growing and moving every report five times
+        /// a run. Not checked for each signal: an array's capacity asks the allocator
+        /// (`malloc_usable_size`), about 0.4 % of the ingest's time in a profile.
+        var gathered: [AdvertisementReport] = Self.buffer()
         /// The buffer of the run sent last, emptied, for the next run: a run's reports are
         /// gone once the store has reduced them, and the two buffers take turns instead of
         /// allocating (and growing) a new one for every read of the bus.
@@ -38,9 +42,6 @@ final class AdvertisingIngest {
             guard let change = s.withValidatedBody(AdvertisingIngest.readAdvertising) else { return false }
             propertiesChangedCount += 1
             guard change.changed else { return true }
-            // A read brings up to a few dozen signals: room for them at once, rather than
-            // growing (and moving every report) five times a run.
-            if gathered.capacity < 32 { gathered.reserveCapacity(32) }
             let manufacturerData: ManufacturerData
             if let more = change.moreCompanies {
                 manufacturerData = more
@@ -72,10 +73,16 @@ final class AdvertisingIngest {
 
         /// The run gathered so far, for the backend to send; `recycle` gives its buffer back.
         mutating func takeRun() -> [AdvertisementReport] {
-            var run = spare
+            var run = spare.capacity >= 32 ? spare : Self.buffer()
             spare = []
             swap(&run, &gathered)
             return run
+        }
+
+        static func buffer() -> [AdvertisementReport] {
+            var b: [AdvertisementReport] = []
+            b.reserveCapacity(32)
+            return b
         }
 
         mutating func recycle(_ run: inout [AdvertisementReport]) {

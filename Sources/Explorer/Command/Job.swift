@@ -97,4 +97,7 @@ public struct JobState: Equatable, Sendable {
         if case let .done(code) = phase { return code }
         return nil
     }
+
+    /// Still looking for the device it names among the advertisements heard.
+    var isFindingDevice: Bool { phase == .finding && job.address != nil }
 }
