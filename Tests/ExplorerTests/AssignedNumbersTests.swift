@@ -64,9 +64,9 @@ struct AssignedNumbersTests {
         (UInt16(0x004C), "Apple, Inc.", "Apple"), (0x0006, "Microsoft", "Microsoft"), (0x00E0, "Google", "Google"),
         (0x0059, "Nordic Semiconductor ASA", "Nordic Semiconductor"),
         (0x0075, "Samsung Electronics Co. Ltd.", "Samsung Electronics"),
-        (0x02E5, "Espressif Incorporated", "Espressif"), (0x000F, "Broadcom Corporation", "Broadcom"),
+        (0x02E5, "Espressif Systems (Shanghai) Co., Ltd.", "Espressif Systems"), (0x000F, "Broadcom Corporation", "Broadcom"),
         (0x0087, "Garmin International, Inc.", "Garmin International"), (0x0118, "Radius Networks, Inc.", "Radius Networks"),
-        (0x0000, "Ericsson Technology Licensing", "Ericsson Technology Licensing"),
+        (0x0000, "Ericsson AB", "Ericsson"),
         (0x0019, "Rohde & Schwarz GmbH & Co. KG", "Rohde & Schwarz"), (0x038F, "Xiaomi Inc.", "Xiaomi"),
     ])
     func companies(id: UInt16, legal: String, short: String) {

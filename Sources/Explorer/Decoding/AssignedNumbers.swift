@@ -2,7 +2,10 @@
 /// normalised UUID (`180D`, `0x180D` and `0000180d-0000-1000-8000-00805f9b34fb` are one
 /// key). The rows live in one data file, `AssignedNumbersData`; this parses them once.
 public enum AssignedNumbers {
-    public static func serviceName(_ uuid: BLEUUID) -> String? { services[uuid] }
+    /// A member UUID without a curated name is named after its company, shortly ("Google").
+    public static func serviceName(_ uuid: BLEUUID) -> String? { services[uuid] ?? memberServices[uuid].map(shortCompanyName) }
+    /// The curated name, or the member company's name exactly as the SIG lists it.
+    public static func serviceLegalName(_ uuid: BLEUUID) -> String? { services[uuid] ?? memberServices[uuid] }
     public static func characteristicName(_ uuid: BLEUUID) -> String? { characteristics[uuid] }
     public static func descriptorName(_ uuid: BLEUUID) -> String? { descriptors[uuid] }
 
@@ -33,6 +36,7 @@ public enum AssignedNumbers {
     }
 
     static let services = uuidTable(AssignedNumbersData.services)
+    static let memberServices = uuidTable(AssignedNumbersData.memberServices)
     static let characteristics = uuidTable(AssignedNumbersData.characteristics)
     static let descriptors = uuidTable(AssignedNumbersData.descriptors)
     static let companies = numberTable(AssignedNumbersData.companies)
@@ -65,7 +69,8 @@ public enum AssignedNumbers {
         var out: [String] = []
         let all = [("services", AssignedNumbersData.services, true), ("characteristics", AssignedNumbersData.characteristics, true),
                    ("descriptors", AssignedNumbersData.descriptors, true), ("units", AssignedNumbersData.units, false),
-                   ("appearances", AssignedNumbersData.appearances, false), ("companies", AssignedNumbersData.companies, false)]
+                   ("appearances", AssignedNumbersData.appearances, false), ("companies", AssignedNumbersData.companies, false),
+                   ("memberServices", AssignedNumbersData.memberServices, true)]
         for (table, text, isUUID) in all {
             var seen = Set<String>()
             let lines = text.split(separator: "\n")
