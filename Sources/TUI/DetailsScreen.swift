@@ -53,7 +53,7 @@ enum DetailsScreen {
         if let a = adv.appearance {
             row("Appearance", ScanScreen.format4(a) + (AssignedNumbers.appearanceName(a).map { " " + $0 } ?? " (\(a))"))
         }
-        if let b = adv.beacon {
+        for b in adv.beacons {
             switch b {
             case let .iBeacon(uuid, major, minor, power):
                 row("iBeacon", "UUID \(uuid.canonical.uppercased())", .good)
@@ -67,18 +67,30 @@ enum DetailsScreen {
             case let .eddystoneTLM(mv, temp, count, uptime):
                 let t = temp.map { "\(formatFixed($0, 2)) °C" } ?? "no temperature"
                 row("Eddystone-TLM", "battery \(mv) mV, \(t), \(count) frames, up \(formatFixed(Double(uptime) / 10, 1)) s", .good)
+            case let .eddystoneEncryptedTLM(data, salt, mic):
+                let check = [salt.map { "salt 0x" + hex4($0) }, mic.map { "check 0x" + hex4($0) }].compactMap { $0 }
+                row("Eddystone-eTLM", (["encrypted telemetry \(hex(data, separator: ""))"] + check).joined(separator: ", "), .good)
             case let .eddystoneEID(eid, tx):
                 row("Eddystone-EID", "ephemeral ID \(hex(eid, separator: "")), tx \(tx) dBm at 0 m", .good)
+            case let .uriBeacon(url, tx, flags):
+                row("UriBeacon", "\(url)  (tx \(tx) dBm at 0 m, flags 0x\(hex([flags])))", .good)
             case let .altBeacon(company, id1, id2, id3, rssi, reserved):
                 row("AltBeacon", "ID1 \(id1.canonical.uppercased())", .good)
                 var line = "ID2 \(id2), ID3 \(id3), reference RSSI \(rssi) dBm"
                 if let r = p.rssi { line += ", about \(formatFixed(Beacon.distance(rssi: r, measuredPower: rssi), 1)) m" }
                 row("", line, .good)
                 let by = AssignedNumbers.companyName(company) ?? ScanScreen.format4(company)
-                row("", "by \(by), manufacturer byte 0x\(hex([reserved]))", .good)
+                row("", "by \(by)" + (reserved.map { ", manufacturer byte 0x\(hex([$0]))" } ?? ", short form"), .good)
             case let .malformed(kind):
                 row(kind, "malformed: too short or invalid", .warning)
             }
+        }
+        // Sensor and vendor frames: "BTHome v2 · 23.97 °C · …" as the label, then the rest.
+        for f in adv.frames(address: p.address, keys: s.bindKeys).dropFirst(adv.beacons.count) {
+            let text = f.value.text
+            let cut = text.firstRange(of: " · ")
+            row(String(cut.map { text[..<$0.lowerBound] } ?? Substring(text)).prefix(labelW - 1).description,
+                cut.map { String(text[$0.upperBound...]) } ?? "", f.value.malformed ? .warning : .good)
         }
         y += 1
         row("First seen", "\(p.firstSeen.clockTime) UTC, \(age(s.now - p.firstSeen)) ago")

@@ -92,16 +92,7 @@ enum ScanScreen {
         case let .failed(reason): return ("✗ " + reason, .error)
         default: return (p.connection.label + "…", .accent)
         }
-        let adv = p.advertisement
-        var parts: [String] = []
-        let beacon = adv.beacon
-        if let b = beacon { parts.append(b.summary) }
-        for k in adv.manufacturerData.keys.sorted() where k != beacon?.carrier {
-            parts.append(AssignedNumbers.companyName(k) ?? String(format4(k)))
-        }
-        let services = adv.serviceUUIDs.filter { !($0 == "FEAA" && beacon != nil) }
-        parts += services.map { AssignedNumbers.serviceName($0) ?? $0.description }
-        if let tx = adv.txPower { parts.append("tx \(tx) dBm") }
+        var parts = [p.advertisement.summary(address: p.address, keys: s.bindKeys)].filter { !$0.isEmpty }
         if !p.connectable { parts.append("non-connectable") }
         return (parts.joined(separator: " · "), .plain)
     }

@@ -12,6 +12,8 @@ enum Verb {
     case replay(ReplayPlan)
     /// A peripheral over BlueZ.
     case serve(ServePlan)
+    /// Raw advertising payloads to decode: no backend.
+    case decode(DecodeReport)
 }
 
 struct Options {
@@ -29,6 +31,8 @@ struct Options {
     var json = false
     var regions = RegionFlags()
     var secrets: String?
+    /// `--key ADDRESS=HEX`: bind keys that open encrypted advertisements (BTHome).
+    var keys: [String: Bytes] = [:]
     var verb = Verb.app
 }
 
@@ -55,6 +59,13 @@ struct Args {
         return d
     }
 
+    /// A value that may not be empty: `needs` says what it takes ("a file name").
+    mutating func nonEmpty(_ flag: String, needs: String) -> String {
+        let v = value(flag)
+        guard !v.isEmpty else { fail("\(flag) needs \(needs)") }
+        return v
+    }
+
     mutating func int(_ flag: String, _ range: ClosedRange<Int>) -> Int {
         let v = value(flag)
         guard let n = Int(v), range.contains(n) else { fail("\(flag) takes \(range.lowerBound)...\(range.upperBound), not '\(v)'") }
@@ -72,7 +83,7 @@ protocol VerbParser {
 /// The verbs and their parsers.
 func verbParser(_ name: String) -> (any VerbParser)? {
     switch name {
-    case "scan", "services", "read", "write", "notify", "bench-ingest": return CommandVerb(name: name)
+    case "scan", "services", "read", "write", "notify", "decode", "bench-ingest": return CommandVerb(name: name)
     case "watch": return WatchVerb()
     case "monitor": return MonitorVerb()
     case "replay": return ReplayVerb()
@@ -117,18 +128,9 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
         let v = args.value(a)
         guard let n = UInt64(v) else { fail("--seed takes a whole number, not '\(v)'") }
         o.seed = n
-    case "--demo-control":
-        let v = args.value(a)
-        guard !v.isEmpty else { fail("--demo-control needs a FIFO path") }
-        o.demoControl = v
-    case "--demo-recording":
-        let v = args.value(a)
-        guard !v.isEmpty else { fail("--demo-recording needs a recording file") }
-        o.demoRecording = v
-    case "--record":
-        let v = args.value(a)
-        guard !v.isEmpty else { fail("--record needs a file name") }
-        o.record = v
+    case "--demo-control": o.demoControl = args.nonEmpty(a, needs: "a FIFO path")
+    case "--demo-recording": o.demoRecording = args.nonEmpty(a, needs: "a recording file")
+    case "--record": o.record = args.nonEmpty(a, needs: "a file name")
     case "--crowd": o.crowd = args.int(a, 0...100_000)
     case "--eom":
         let v = args.value(a)
@@ -155,10 +157,12 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
             o.rssiFloor = n
         }
     case "--json": o.json = true
-    case "--secrets":
-        let v = args.value(a)
-        guard !v.isEmpty else { fail("--secrets needs a file name") }
-        o.secrets = v
+    case "--secrets": o.secrets = args.nonEmpty(a, needs: "a file name")
+    case "--key":
+        switch BindKeys.parse(args.value(a)) {
+        case let .success((address, key)): o.keys[address] = key
+        case let .failure(e): fail(e.message)
+        }
     case "--version": print("bleexplr \(BleexplrVersion.current)"); exit(0)
     case "-h", "--help": print(Usage.text); exit(0)
     default:
@@ -180,7 +184,7 @@ func parseUUID(_ s: String) -> BLEUUID {
     return u
 }
 
-/// scan, services, read, write, notify, bench-ingest.
+/// scan, services, read, write, notify, decode, bench-ingest.
 struct CommandVerb: VerbParser {
     let name: String
     var duration: Double?, count: Int?, withoutResponse = false, offset: UInt16?
@@ -196,10 +200,7 @@ struct CommandVerb: VerbParser {
             let v = args.value(flag)
             guard !v.isEmpty, v.utf8.count <= 64 else { fail("--until takes an end marker like EOM") }
             until = Array(v.utf8)
-        case "--output":
-            let v = args.value(flag)
-            guard !v.isEmpty else { fail("--output needs a file name") }
-            output = v
+        case "--output": output = args.nonEmpty(flag, needs: "a file name")
         default: return false
         }
         return true
@@ -233,6 +234,14 @@ struct CommandVerb: VerbParser {
             if output != nil, until == nil { fail("--output goes with --until MARKER") }
             return .command(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
                                     until: until), messageFile: output)
+        case "decode":
+            guard !rest.isEmpty else { fail("usage: bleexplr decode HEX [HEX] [--json]   (advertisement, scan response)") }
+            return .decode(DecodeReport(rest.map { h -> Bytes in
+                guard let b = parseHex(h.filter { $0 != " " && $0 != ":" }) else {
+                    fail("decode takes advertising data as hex (02010609…), not '\(TerminalSafe.text(h))'")
+                }
+                return b
+            }))
         default:
             need(0, "bench-ingest   (the D-Bus signal-storm benchmark's consumer; see docs/bench.md)")
             return .command(.scanUntilNamed("BENCH-END"))

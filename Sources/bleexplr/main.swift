@@ -19,6 +19,7 @@ let loop = EventLoop()
 let secrets: Secrets
 do { secrets = try Secrets.load(options.secrets) } catch { fail(error.description) }
 if case let .serve(plan) = options.verb { exit(runServe(plan, options, loop: loop)) }
+if case let .decode(report) = options.verb { CommandPrinter.write(CommandPrinter(json: options.json).lines(.decoded(report), now: .now())); exit(0) }
 
 // The backend: the simulated world, or bluetoothd over D-Bus.
 let backend: Backend
@@ -67,6 +68,7 @@ if case let .replay(plan) = options.verb {
 var initial = AppState(now: Timestamp.now())
 initial.backendKind = backend.kind
 initial.recordingDefaultPath = options.record
+initial.bindKeys = options.keys
 if let eom = options.eom { initial.streamMarker = Array(eom.utf8) }
 initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
 if let replay {
@@ -81,7 +83,7 @@ initial.regionWatch = RegionWatch(regions: regions, config: options.regions.conf
 switch options.verb {
 case let .command(job, _): initial.job = JobState(job: job)
 case let .watch(plan): initial.job = JobState(job: .watch(address: plan.address, uuid: plan.uuid, debounce: plan.debounce))
-case .app, .replay, .serve: break
+case .app, .replay, .serve, .decode: break
 }
 let store = Store(state: initial)
 let runner = EffectRunner(store: store, backend: backend, loop: loop) { started in
@@ -94,7 +96,7 @@ switch options.verb {
 case let .command(job, messageFile):
     if case .scanUntilNamed = job, bluez == nil { fail("bench-ingest measures the BlueZ backend: run it without --demo") }
     let command = CommandRun(store: store, backend: backend, runner: runner, loop: loop,
-                             printer: CommandPrinter(json: options.json, messageFile: messageFile))
+                             printer: CommandPrinter(json: options.json, messageFile: messageFile, keys: options.keys))
     command.processedCount = { bluez?.propertiesChangedCount ?? 0 }
     let code: Int32
     if case .monitor = job {
@@ -116,7 +118,7 @@ case let .watch(plan):
     let code = runWatch(plan, command, delivery: delivery, recordTo: options.record)
     connection?.close()
     exit(code)
-case .app, .replay, .serve:
+case .app, .replay, .serve, .decode:
     break
 }
 

@@ -3,7 +3,7 @@ import Testing
 @testable import Explorer
 
 /// The BTHome decoder against the examples on bthome.io (format, v1, encryption), the
-/// BTHome vectors in /work/shared/realdata/adverts.json (what bthome-ble's and
+/// BTHome vectors in Tests/Fixtures/realdata/adverts.json (what bthome-ble's and
 /// ble_monitor's tests assert), and every truncation of them.
 @Suite("BTHome")
 struct BTHomeTests {
@@ -208,10 +208,10 @@ struct BTHomeTests {
         let expect: JSONValue
     }
 
-    /// adverts.json sits beside the worktree: <package root>/../shared/realdata.
+    /// The real-data vectors kept in the repository (Tests/Fixtures/realdata, README there).
     static func vectors() throws -> [Vector] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = root.appendingPathComponent("../shared/realdata/adverts.json").standardized.path
+        let path = root.appendingPathComponent("Tests/Fixtures/realdata/adverts.json").path
         let all = try JSONValue.parse(String(contentsOfFile: path, encoding: .utf8)).array ?? []
         var out: [Vector] = []
         for v in all {

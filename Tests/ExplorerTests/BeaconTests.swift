@@ -11,7 +11,10 @@ struct BeaconTests {
         #expect(adv.beacon == .altBeacon(company: 0x0118, id1: id, id2: 7, id3: 12, referenceRSSI: -60, reserved: 0))
         #expect(adv.beacon?.summary == "AltBeacon 2f234454… 7/12 @1m -60")
         #expect(adv.beacon?.carrier == 0x0118)
-        #expect(Advertisement(manufacturerData: [0x0118: Array(data.prefix(23))]).beacon == .malformed(kind: "AltBeacon"))
+        // The short form, without the manufacturer's byte, is still an AltBeacon.
+        #expect(Advertisement(manufacturerData: [0x0118: Array(data.prefix(23))]).beacon
+            == .altBeacon(company: 0x0118, id1: id, id2: 7, id3: 12, referenceRSSI: -60, reserved: nil))
+        #expect(Advertisement(manufacturerData: [0x0118: Array(data.prefix(22))]).beacon == .malformed(kind: "AltBeacon"))
         // Any company may carry it; other manufacturer data is not a beacon.
         #expect(Advertisement(manufacturerData: [0x0059: data]).beacon?.carrier == 0x0059)
         #expect(Advertisement(manufacturerData: [0x0059: [0xBE]]).beacon == nil)

@@ -5,6 +5,8 @@
 public enum CommandOutput: Equatable, Sendable {
     /// `scan --duration`: the devices heard, in the scan list's order.
     case devices([Peripheral])
+    /// `decode`: raw advertising bytes, parsed.
+    case decoded(DecodeReport)
     case services(ServicesReport)
     /// A value read or notified.
     case value(ValueReport)

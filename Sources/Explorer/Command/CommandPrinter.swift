@@ -14,13 +14,20 @@ public struct CommandPrinter: Sendable {
     /// `notify --until --output FILE`: the message went to this file, not to stdout.
     public var messageFile: String?
 
-    public init(json: Bool, messageFile: String? = nil) { self.json = json; self.messageFile = messageFile }
+    /// `--key`: opens encrypted advertisements in `scan`'s lines.
+    public var keys: [String: Bytes]
+
+    public init(json: Bool, messageFile: String? = nil, keys: [String: Bytes] = [:]) {
+        self.json = json; self.messageFile = messageFile; self.keys = keys
+    }
 
     /// `now`: the time of lines that carry none of their own (watch's commentary).
     public func lines(_ output: CommandOutput, now: Timestamp) -> [Line] {
         switch output {
         case let .devices(peripherals):
-            return peripherals.map { out(json ? Self.deviceJSON($0) : Self.deviceText($0)) }
+            return peripherals.map { out(json ? Self.deviceJSON($0, keys: keys) : Self.deviceText($0, keys: keys)) }
+        case let .decoded(report):
+            return json ? [out(Self.decodedJSON(report))] : Self.decodedText(report).map(out)
         case let .services(report):
             return json ? report.services.map { out(Self.serviceJSON($0)) } : Self.servicesText(report).map(out)
         case let .value(v):
@@ -107,23 +114,45 @@ public struct CommandPrinter: Sendable {
 
     // MARK: Devices and services
 
-    static func deviceJSON(_ p: Peripheral) -> String {
+    /// Everything the stack gave about a device's advertising, whole (`advertisement`).
+    static func deviceJSON(_ p: Peripheral, keys: [String: Bytes] = [:]) -> String {
         var j = JSONLine()
         j.string("address", p.address); j.string("name", p.name); j.int("rssi", p.rssi)
         j.bool("connectable", p.connectable)
-        j.strings("serviceUUIDs", p.advertisement.serviceUUIDs.map(\.canonical))
-        j.stringMap("manufacturerData", p.advertisement.manufacturerData.keys.sorted().map {
-            (RecordingFormat.companyKey($0), hex(p.advertisement.manufacturerData[$0]!, separator: ""))
-        })
-        if let b = p.advertisement.beacon { j.raw("beacon", DecodedValue(b.summary, b.fields).fieldsJSON) }
+        advertisement(&j, p.advertisement, address: p.address, keys: keys)
         j.string("lastSeen", p.lastSeen.iso8601)
         return j.finish()
     }
 
-    static func deviceText(_ p: Peripheral) -> String {
+    /// Every entry as hex, the SIG's names for its companies and services, each decoded
+    /// frame as fields, and the one-line summary people read (`scan` and `decode`).
+    static func advertisement(_ j: inout JSONLine, _ adv: Advertisement, address: String? = nil, keys: [String: Bytes] = [:]) {
+        j.strings("serviceUUIDs", adv.serviceUUIDs.map(\.canonical))
+        j.stringMap("manufacturerData", adv.manufacturerData.keys.sorted().map {
+            (RecordingFormat.companyKey($0), hex(adv.manufacturerData[$0]!, separator: ""))
+        })
+        let serviceDataUUIDs = adv.serviceData.keys.sorted { $0.canonical < $1.canonical }
+        j.stringMap("serviceData", serviceDataUUIDs.map { ($0.canonical, hex(adv.serviceData[$0]!, separator: "")) })
+        j.int("txPower", adv.txPower)
+        j.int("flags", adv.flags.map(Int.init))
+        j.int("appearance", adv.appearance.map(Int.init))
+        if let a = adv.appearance { j.string("appearanceName", AssignedNumbers.appearanceName(a)) }
+        j.stringMap("companies", adv.manufacturerData.keys.sorted().compactMap { k in
+            AssignedNumbers.companyLegalName(k).map { (RecordingFormat.companyKey(k), $0) }
+        })
+        var services: [BLEUUID] = adv.serviceUUIDs
+        for u in serviceDataUUIDs where !services.contains(u) { services.append(u) }
+        j.stringMap("services", services.compactMap { u in AssignedNumbers.serviceLegalName(u).map { (u.canonical, $0) } })
+        if let b = adv.beacon { j.raw("beacon", DecodedValue(b.summary, b.fields).fieldsJSON) }
+        j.raw("frames", JSONLine.array(adv.frames(address: address, keys: keys).map(\.json)))
+        j.string("summary", adv.summary(address: address, keys: keys))
+    }
+
+    static func deviceText(_ p: Peripheral, keys: [String: Bytes] = [:]) -> String {
         let rssi = p.rssi.map { String($0) } ?? "?"
         var line = "\(p.address)  \(rssi) dBm  \(p.name ?? "(unnamed)")"
-        if let b = p.advertisement.beacon { line += "  " + b.summary }
+        let summary = p.advertisement.summary(address: p.address, keys: keys)
+        if !summary.isEmpty { line += "  " + summary }
         return TerminalSafe.text(line)
     }
 

@@ -30,6 +30,8 @@ usage: bleexplr [OPTIONS]                          the full-screen explorer
        bleexplr [OPTIONS] write ADDRESS UUID VALUE [--without-response] [--json]
        bleexplr [OPTIONS] notify ADDRESS UUID [--count N] [--duration S] [--json]
                 [--until EOM [--output FILE]]   reassemble a chunked message, with throughput
+       bleexplr decode HEX [HEX] [--json]     raw advertising data (and its scan response),
+                decoded as the scan list does
 \(replay)
 \(serve)
 \(watch)

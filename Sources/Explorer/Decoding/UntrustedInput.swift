@@ -20,6 +20,11 @@ public enum UntrustedInput {
         // The same bytes as manufacturer and service data, where the beacon formats look.
         adv = Advertisement(manufacturerData: [0x004C: b, 0x0118: b], serviceData: ["FEAA": b])
         if let beacon = adv.beacon { out.append(beacon.summary) }
+        // Every beacon, and the sensor formats, as service data (BTHome with and without a key).
+        adv = Advertisement(manufacturerData: [0x004C: b, 0x0118: b], serviceData: ["FEAA": b, "FED8": b, "FCD2": b, "181C": b, "181E": b])
+        out += adv.frames(address: "A4:C1:38:8D:18:B2", keys: ["A4:C1:38:8D:18:B2": Array(repeating: 0x5A, count: 16)]).map(\.value.text)
+        out += adv.frames().map(\.json)
+        out += CommandPrinter.decodedText(DecodeReport([b, Array(b.reversed())]))
         for uuid in decodedCharacteristics {
             if let text = ValueDecoder.decode(uuid, b) { out.append(text) }
             if let n = ValueDecoder.number(uuid, b) { out.append(formatFixed(n, 2)) }

@@ -10,6 +10,50 @@ public enum AdvertisingData {
         public var malformed: String?
     }
 
+    /// One AD structure as it came: where it starts, its type and its data.
+    public struct Structure: Equatable, Sendable {
+        public var offset: Int
+        public var type: UInt8
+        public var data: Bytes
+        /// The Assigned Numbers name of the type ("Complete Local Name"), if it has one.
+        public var typeName: String? { AdvertisingData.typeNames[type] }
+    }
+
+    /// The structures of a payload, in order, up to padding or one that runs past the end
+    /// (`parse` says which).
+    public static func structures(_ b: Bytes) -> [Structure] {
+        var out: [Structure] = []
+        var i = 0
+        while i < b.count {
+            let length = Int(b[i])
+            guard length > 0, i + 1 + length <= b.count else { break }
+            out.append(Structure(offset: i, type: b[i + 1], data: Array(b[(i + 2)..<(i + 1 + length)])))
+            i += 1 + length
+        }
+        return out
+    }
+
+    /// Assigned Numbers, "Common Data Types".
+    public static let typeNames: [UInt8: String] = [
+        0x01: "Flags", 0x02: "Incomplete List of 16-bit Service UUIDs", 0x03: "Complete List of 16-bit Service UUIDs",
+        0x04: "Incomplete List of 32-bit Service UUIDs", 0x05: "Complete List of 32-bit Service UUIDs",
+        0x06: "Incomplete List of 128-bit Service UUIDs", 0x07: "Complete List of 128-bit Service UUIDs",
+        0x08: "Shortened Local Name", 0x09: "Complete Local Name", 0x0A: "Tx Power Level", 0x0D: "Class of Device",
+        0x0E: "Simple Pairing Hash C-192", 0x0F: "Simple Pairing Randomizer R-192", 0x10: "Device ID / Security Manager TK Value",
+        0x11: "Security Manager Out of Band Flags", 0x12: "Peripheral Connection Interval Range",
+        0x14: "List of 16-bit Service Solicitation UUIDs", 0x15: "List of 128-bit Service Solicitation UUIDs",
+        0x16: "Service Data - 16-bit UUID", 0x17: "Public Target Address", 0x18: "Random Target Address", 0x19: "Appearance",
+        0x1A: "Advertising Interval", 0x1B: "LE Bluetooth Device Address", 0x1C: "LE Role",
+        0x1D: "Simple Pairing Hash C-256", 0x1E: "Simple Pairing Randomizer R-256",
+        0x1F: "List of 32-bit Service Solicitation UUIDs", 0x20: "Service Data - 32-bit UUID", 0x21: "Service Data - 128-bit UUID",
+        0x22: "LE Secure Connections Confirmation Value", 0x23: "LE Secure Connections Random Value", 0x24: "URI",
+        0x25: "Indoor Positioning", 0x26: "Transport Discovery Data", 0x27: "LE Supported Features",
+        0x28: "Channel Map Update Indication", 0x29: "PB-ADV", 0x2A: "Mesh Message", 0x2B: "Mesh Beacon", 0x2C: "BIGInfo",
+        0x2D: "Broadcast_Code", 0x2E: "Resolvable Set Identifier", 0x2F: "Advertising Interval - long",
+        0x30: "Broadcast_Name", 0x31: "Encrypted Advertising Data", 0x32: "Periodic Advertising Response Timing Information",
+        0x34: "Electronic Shelf Label", 0x3D: "3D Information Data", 0xFF: "Manufacturer Specific Data",
+    ]
+
     public static func parse(_ b: Bytes) -> Parsed {
         var adv = Advertisement()
         var i = 0

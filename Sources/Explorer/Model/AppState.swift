@@ -129,6 +129,9 @@ public struct AppState: Equatable, Sendable {
     public var serve: ServeState?
     /// iBeacon regions (`--region`) and whether each is inside.
     public var regionWatch = RegionWatch()
+    /// `--key`: bind keys that open encrypted advertisements, by upper-case address. Secret:
+    /// never recorded.
+    public var bindKeys: [String: Bytes] = [:]
     /// Actions attached with `a`, fired on each notification of their characteristic.
     public var attachedHooks: [CharacteristicID: HookTarget] = [:]
     /// How often each attached action fired, and what happened to its latest event.

@@ -188,7 +188,7 @@ enum RecordedEvent {
 }
 
 /// Lowercase or uppercase hex without separators; nil for anything else.
-func parseHex(_ s: String) -> Bytes? {
+public func parseHex(_ s: String) -> Bytes? {
     let u = Array(s.utf8)
     guard u.count % 2 == 0 else { return nil }
     func nibble(_ c: UInt8) -> UInt8? {
