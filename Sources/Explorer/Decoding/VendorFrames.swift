@@ -1,5 +1,5 @@
 /// Vendor formats a real room is full of, decoded from their public specifications or
-/// public write-ups: Microsoft Swift Pair and CDP, Google Fast Pair,
+/// public write-ups: Apple Continuity, Microsoft Swift Pair and CDP, Google Fast Pair,
 /// Exposure Notification.
 ///
 /// Beacons with a layout of their own (iBeacon, AltBeacon, Eddystone, UriBeacon, BTHome)
@@ -12,6 +12,7 @@ public enum VendorFrames {
     /// decoder knows it. An array: one entry can hold several frames (Continuity TLVs).
     public static func manufacturer(_ company: UInt16, _ data: Bytes) -> [DecodedValue] {
         switch company {
+        case AppleContinuity.company: return AppleContinuity.decode(data)
         case MicrosoftBeacon.company: return MicrosoftBeacon.decode(data).map { [$0] } ?? []
         default: return []
         }
