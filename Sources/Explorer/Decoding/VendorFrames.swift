@@ -1,6 +1,6 @@
 /// Vendor formats a real room is full of, decoded from their public specifications or
 /// public write-ups: Apple Continuity, Microsoft Swift Pair and CDP, Google Fast Pair,
-/// Exposure Notification.
+/// Exposure Notification, Ruuvi.
 ///
 /// Beacons with a layout of their own (iBeacon, AltBeacon, Eddystone, UriBeacon, BTHome)
 /// are decoded elsewhere; these decoders leave them alone. Everything here is untrusted
@@ -14,6 +14,7 @@ public enum VendorFrames {
         switch company {
         case AppleContinuity.company: return AppleContinuity.decode(data)
         case MicrosoftBeacon.company: return MicrosoftBeacon.decode(data).map { [$0] } ?? []
+        case Ruuvi.company: return Ruuvi.decode(data).map { [$0] } ?? []
         default: return []
         }
     }
