@@ -1,6 +1,6 @@
 /// Vendor formats a real room is full of, decoded from their public specifications or
 /// public write-ups: Apple Continuity, Microsoft Swift Pair and CDP, Google Fast Pair,
-/// Exposure Notification, Ruuvi.
+/// Exposure Notification, Ruuvi, Xiaomi MiBeacon.
 ///
 /// Beacons with a layout of their own (iBeacon, AltBeacon, Eddystone, UriBeacon, BTHome)
 /// are decoded elsewhere; these decoders leave them alone. Everything here is untrusted
@@ -24,6 +24,7 @@ public enum VendorFrames {
         switch uuid {
         case FastPair.service: return [FastPair.decode(data)]
         case ExposureNotification.service: return [ExposureNotification.decode(data)]
+        case MiBeacon.service: return [MiBeacon.decode(data)]
         default: return []
         }
     }
