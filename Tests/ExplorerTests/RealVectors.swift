@@ -29,7 +29,7 @@ struct RealVector {
 
     /// Every vendor value decoded from this vector's entries, manufacturer data first.
     var decoded: [DecodedValue] {
-        manufacturer.flatMap { VendorFrames.manufacturer($0.company, $0.data) }
+        manufacturer.flatMap { VendorFrames.manufacturer($0.company, $0.data, in: advertisement) }
             + service.flatMap { VendorFrames.service($0.uuid, $0.data) }
     }
 }

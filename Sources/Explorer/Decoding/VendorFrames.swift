@@ -1,6 +1,7 @@
 /// Vendor formats a real room is full of, decoded from their public specifications or
 /// public write-ups: Apple Continuity, Microsoft Swift Pair and CDP, Google Fast Pair,
-/// Exposure Notification, Ruuvi, Xiaomi MiBeacon.
+/// Exposure Notification, Ruuvi, Xiaomi MiBeacon, and a short table of formats that put
+/// their data where a registered format belongs (`UnregisteredUse`).
 ///
 /// Beacons with a layout of their own (iBeacon, AltBeacon, Eddystone, UriBeacon, BTHome)
 /// are decoded elsewhere; these decoders leave them alone. Everything here is untrusted
@@ -10,7 +11,12 @@
 public enum VendorFrames {
     /// A manufacturer-data entry (company id, payload without the id), decoded; [] when no
     /// decoder knows it. An array: one entry can hold several frames (Continuity TLVs).
-    public static func manufacturer(_ company: UInt16, _ data: Bytes) -> [DecodedValue] {
+    ///
+    /// `advertisement` is the rest of what the device sent (its name, its service UUIDs).
+    /// Only the unregistered-use patterns read it: Inkbird and SensorPush put readings in
+    /// the company-id bytes, so nothing in the entry itself says whose data it is.
+    public static func manufacturer(_ company: UInt16, _ data: Bytes, in advertisement: Advertisement? = nil) -> [DecodedValue] {
+        if let note = UnregisteredUse.note(company, data, in: advertisement) { return [note] }
         switch company {
         case AppleContinuity.company: return AppleContinuity.decode(data)
         case MicrosoftBeacon.company: return MicrosoftBeacon.decode(data).map { [$0] } ?? []
