@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Explorer
 
-/// The shared real-world vectors (shared/realdata/adverts.json, beside the repository):
+/// The real-world vectors (Tests/Fixtures/realdata/adverts.json, README there):
 /// advertisements from other parsers' test suites, with the values those tests assert.
 /// Each vector gives its BlueZ-style dictionaries; this turns them into the
 /// `Advertisement` BlueZ would hand over, and keeps the JSON for the assertions.
@@ -35,15 +35,17 @@ struct RealVector {
 }
 
 enum RealVectors {
-    /// The repository root is three levels above this file; shared/ sits beside it.
+    /// The repository root is three levels above this file.
     static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/realdata/adverts.json")
+        .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/realdata/adverts.json")
 
     static let all: [RealVector] = load()
 
     static func load() -> [RealVector] {
         guard let data = FileManager.default.contents(atPath: url.path),
-              let list = (try? JSONValue.parse(String(decoding: data, as: UTF8.self)))?.array else { return [] }
+              let list = (try? JSONValue.parse(String(decoding: data, as: UTF8.self)))?.array, !list.isEmpty else {
+            preconditionFailure("the real-data vectors are missing or unreadable: \(url.path)")
+        }
         return list.compactMap { v in
             guard let id = v["id"]?.string else { return nil }
             var adv = Advertisement(localName: v["local_name"]?.string)

@@ -22,7 +22,7 @@ struct VendorFramesRobustnessTests {
             }
             for (uuid, data) in v.service {
                 let out = VendorFrames.service(uuid, data)
-                if ![FastPair.service, ExposureNotification.service, MiBeacon.service].contains(uuid) {
+                if ![FastPair.service, ExposureNotification.service, MiBeacon.service, PvvxThermometer.service].contains(uuid) {
                     #expect(out.isEmpty, "\(v.id) \(uuid)")
                 }
                 for d in out {
@@ -36,6 +36,7 @@ struct VendorFramesRobustnessTests {
         #expect(byKind["mibeacon"]?.count == 13)
         #expect(byKind["ruuvi"]?.count == 3)
         #expect(byKind["exposure-notification"]?.count == 1)
+        #expect(byKind["pvvx"]?.count == 2)
         #expect(byKind["unregistered-use"]?.count == 22)
         #expect(malformed == ["bdt-two-companies"])
         print("vendor census:", byKind.keys.sorted().map { "\($0) \(byKind[$0]!.count)" }.joined(separator: ", "))

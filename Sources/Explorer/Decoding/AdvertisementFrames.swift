@@ -52,11 +52,15 @@ extension Advertisement {
     /// What the sensor and vendor decoders read from the entries.
     func entryFrames(address: String?, keys: [String: Bytes]) -> [AdvertisementFrame] {
         var out: [AdvertisementFrame] = []
+        for company in manufacturerData.keys.sorted() {
+            out += VendorFrames.manufacturer(company, manufacturerData[company]!, in: self).map { AdvertisementFrame(.manufacturer(company), $0) }
+        }
         for u in serviceData.keys.sorted(by: { $0.canonical < $1.canonical }) {
             let data = serviceData[u]!
             if BTHome.isBTHome(u), let v = BTHome.decode(u, data, address: address, key: address.flatMap { keys[$0.uppercased()] }) {
                 out.append(AdvertisementFrame(.service(u), v))
             }
+            out += VendorFrames.service(u, data).map { AdvertisementFrame(.service(u), $0) }
         }
         return out
     }

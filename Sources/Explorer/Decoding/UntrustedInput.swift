@@ -21,7 +21,9 @@ public enum UntrustedInput {
         adv = Advertisement(manufacturerData: [0x004C: b, 0x0118: b], serviceData: ["FEAA": b])
         if let beacon = adv.beacon { out.append(beacon.summary) }
         // Every beacon, and the sensor formats, as service data (BTHome with and without a key).
-        adv = Advertisement(manufacturerData: [0x004C: b, 0x0118: b], serviceData: ["FEAA": b, "FED8": b, "FCD2": b, "181C": b, "181E": b])
+        adv = Advertisement(localName: "sps", serviceUUIDs: ["FFF0"],
+                            manufacturerData: [0x004C: b, 0x0118: b, 0x0006: b, 0x0499: b, 0x0001: b, 0xEC88: b],
+                            serviceData: ["FEAA": b, "FED8": b, "FCD2": b, "181C": b, "181E": b, "FE95": b, "FE2C": b, "FD6F": b])
         out += adv.frames(address: "A4:C1:38:8D:18:B2", keys: ["A4:C1:38:8D:18:B2": Array(repeating: 0x5A, count: 16)]).map(\.value.text)
         out += adv.frames().map(\.json)
         out += CommandPrinter.decodedText(DecodeReport([b, Array(b.reversed())]))

@@ -31,6 +31,7 @@ public enum VendorFrames {
         case FastPair.service: return [FastPair.decode(data)]
         case ExposureNotification.service: return [ExposureNotification.decode(data)]
         case MiBeacon.service: return [MiBeacon.decode(data)]
+        case PvvxThermometer.service: return PvvxThermometer.decode(data).map { [$0] } ?? []
         default: return []
         }
     }
