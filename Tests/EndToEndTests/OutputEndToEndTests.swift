@@ -84,6 +84,7 @@ struct OutputEndToEndTests {
         let (status, out) = try spawn("/usr/bin/python3", [
             Tmux.packageRoot.appendingPathComponent("Tests/tools/realdata.py").path, Tmux.binary,
             Tmux.packageRoot.appendingPathComponent("Tests/Fixtures/realdata/adverts.json").path,
+            "--schema", Tmux.packageRoot.appendingPathComponent("docs/output.schema.json").path,
             "--floor", "generic=99", "--floor", "beacon=100", "--floor", "bthome=100", "--floor", "decrypted=100",
             "--floor", "encrypted=100"])
         print(out)

@@ -2,7 +2,7 @@
 """Feeds the real-world advertisement vectors through the real binary and checks what it
 prints against what the vectors' upstream tests assert.
 
-usage: realdata.py BINARY ADVERTS.json [--floor TIER=PERCENT ...] [--verbose]
+usage: realdata.py BINARY ADVERTS.json [--floor TIER=PERCENT ...] [--schema SCHEMA] [--verbose]
 
 Every vector of Tests/Fixtures/realdata/adverts.json (README.md beside it) becomes one
 `advertisement` line of a recording, in the BlueZ-style fields the vector carries; the
@@ -20,7 +20,8 @@ Tiers (a vector counts in each tier it has expectations for):
   encrypted  every encrypted payload (BTHome, MiBeacon, Eddystone-eTLM) is flagged
 
 Prints each tier's figure, every failure with --verbose, and exits 1 when a tier is
-below its --floor.
+below its --floor, or when a device line is not valid against --schema (the commands'
+docs/output.schema.json; needs python3-jsonschema).
 """
 import json
 import os
@@ -320,9 +321,7 @@ CHECKS = {"generic": generic, "beacon": beacon, "bthome": bthome, "decrypted": d
 
 def main(argv):
     binary, adverts = argv[1], argv[2]
-    floors = dict((f.split("=")[0], float(f.split("=")[1])) for f in argv[3:] if "=" in f and not f.startswith("--"))
-    floors.update(dict((a.split("=", 1)[0], float(a.split("=", 1)[1]))
-                       for i, a in enumerate(argv) if i > 0 and argv[i - 1] == "--floor"))
+    floors = dict((a.split("=", 1)[0], float(a.split("=", 1)[1])) for i, a in enumerate(argv) if i > 0 and argv[i - 1] == "--floor")
     verbose = "--verbose" in argv
     with open(adverts, encoding="utf-8") as f:
         vectors = json.load(f)
@@ -331,6 +330,19 @@ def main(argv):
         got = scan(binary, run)
         for a, v in run.items():
             devices[v["id"]] = got.get(a)
+    invalid = 0
+    if "--schema" in argv:
+        import jsonschema
+        with open(argv[argv.index("--schema") + 1], encoding="utf-8") as f:
+            schema = json.load(f)
+        schema.pop("oneOf")
+        schema["$ref"] = "#/$defs/device"
+        validator = jsonschema.Draft202012Validator(schema)
+        for vid, d in devices.items():
+            for err in validator.iter_errors(d or {}):
+                print(f"schema    {vid}: {err.json_path}: {err.message}")
+                invalid += 1
+        print(f"schema    {len(devices)} device lines, {invalid} errors")
     counts, failures = {}, []
     for v in vectors:
         d = devices[v["id"]]
@@ -350,7 +362,7 @@ def main(argv):
     if verbose or low:
         for line in failures:
             print("  " + line)
-    return 1 if low else 0
+    return 1 if low or invalid else 0
 
 
 if __name__ == "__main__":

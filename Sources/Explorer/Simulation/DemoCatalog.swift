@@ -200,6 +200,31 @@ enum DemoCatalog {
             advertisement: Advertisement(manufacturerData: [0x0118: alt], flags: 0x04),
             advInterval: 0.45, baseRSSI: -73, phase: 1.9, services: []))
 
+        // A thermometer on open firmware: BTHome v2, packet 9, battery 93 %, 25.06 °C, 50.55 %.
+        list.append(SimDevice(
+            address: "A4:C1:38:8D:18:B2", name: "Demo Climate", connectable: false,
+            advertisement: Advertisement(localName: "Demo Climate",
+                                         serviceData: ["FCD2": [0x40, 0x00, 0x09, 0x01, 0x5D, 0x02, 0xCA, 0x09, 0x03, 0xBF, 0x13]],
+                                         flags: 0x06),
+            advInterval: 1.0, baseRSSI: -71, phase: 0.4, services: []))
+
+        // A RuuviTag sending RAWv2: docs.ruuvi.com's "valid data" example.
+        list.append(SimDevice(
+            address: "CB:B8:33:4C:88:4F", name: "Ruuvi 884F", connectable: true,
+            advertisement: Advertisement(localName: "Ruuvi 884F",
+                                         manufacturerData: [0x0499: parseHex("0512fc5394c37c0004fffc040cac364200cdcbb8334c884f")!],
+                                         flags: 0x06),
+            advInterval: 1.3, baseRSSI: -77, phase: 2.1, services: []))
+
+        // A beacon that sends iBeacon and Eddystone-TLM in one advertisement.
+        var both: Bytes = [0x02, 0x15] + uuidBytes("426C7565-4368-6172-6D42-6561636F6E73")
+        both += [0x0E, 0xFE, 0x13, 0x55, 0xC5]  // major 3838, minor 4949, -59 dBm
+        list.append(SimDevice(
+            address: "DD:34:02:06:D0:6C", name: nil, connectable: false,
+            advertisement: Advertisement(serviceUUIDs: ["FEAA"], manufacturerData: [0x004C: both],
+                                         serviceData: ["FEAA": parseHex("20000bfe1c000000070800003e7c")!], flags: 0x06),
+            advInterval: 0.9, baseRSSI: -80, phase: 1.1, services: []))
+
         let eid: Bytes = [0x30, 0xF0, 0x8B, 0x3D, 0x51, 0xE2, 0x07, 0xA4, 0xC9, 0x16]  // tx -16 dBm
         list.append(SimDevice(
             address: "F1:0C:3E:88:6D:45", name: nil, connectable: false,
