@@ -93,9 +93,23 @@ enum DetailsScreen {
                 cut.map { String(text[$0.upperBound...]) } ?? "", f.value.malformed ? .warning : .good)
         }
         y += 1
+        if let rhythm = Self.rhythm(p.rhythm) { row("Advertising", rhythm) }
+        let others = s.sameEmitter(as: pid)
+        if !others.isEmpty {
+            let shown = others.prefix(3).map(\.address).joined(separator: ", ") + (others.count > 3 ? ", …" : "")
+            row("Same beacon", "also heard as \(others.count) other address\(others.count == 1 ? "" : "es") (rotation): \(shown)", .accent)
+        }
         row("First seen", "\(p.firstSeen.clockTime) UTC, \(age(s.now - p.firstSeen)) ago")
         row("Last seen", s.isStale(p) ? "\(age(s.now - p.lastSeen)) ago (stale)" : "\(age(s.now - p.lastSeen)) ago")
         if p.connection != .disconnected { row("Connection", p.connection.label, .accent) }
+    }
+
+    /// `every 102 ms (±4 ms), 9.8 a second, 523 reports`.
+    static func rhythm(_ r: AdvertisingRhythm) -> String? {
+        guard let i = r.interval else { return r.reports > 0 ? "\(r.reports) report\(r.reports == 1 ? "" : "s")" : nil }
+        func ms(_ s: Double) -> String { s >= 10 ? formatFixed(s, 0) + " s" : formatFixed(s * 1000, 0) + " ms" }
+        let rate = r.perSecond.map { $0 >= 1 ? formatFixed($0, 1) + " a second" : "one every " + ms(1 / $0) } ?? ""
+        return "every \(ms(i)) (±\(ms(r.jitter ?? 0))), \(rate), \(r.reports) reports"
     }
 
     /// Advertising flags (Core Supplement, part A 1.3).

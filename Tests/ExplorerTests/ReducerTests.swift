@@ -160,8 +160,8 @@ struct ScanListTests {
     @Test func sortCyclesThroughAllOrders() {
         var s = Fixture.scanning()
         var seen: [SortOrder] = [s.scan.sort]
-        for _ in 0..<4 { _ = Reducer.reduce(&s, .sortCycled); seen.append(s.scan.sort) }
-        #expect(seen == [.rssi, .name, .lastSeen, .firstSeen, .rssi])
+        for _ in 0..<5 { _ = Reducer.reduce(&s, .sortCycled); seen.append(s.scan.sort) }
+        #expect(seen == [.rssi, .name, .lastSeen, .firstSeen, .interval, .rssi])
         s.scan.sort = .name
         #expect(ScanQuery.rows(s).map(\.id) == [Fixture.hrm, Fixture.itag, Fixture.beacon])
     }

@@ -181,7 +181,7 @@ struct ScreenTests {
         s.scan.cursor = PeripheralID("6B:2E:91:3C:4D:5E")
         #expect(Reducer.reduce(&s, .rowActivated) == [])   // a beacon: Enter shows what it broadcasts
         let lines = Self.render(s)
-        Self.expectLines(Array(lines.prefix(10)), [
+        Self.expectLines(Array(lines.prefix(11)), [
             " bleexplr │ Scan › 6B:2E:91:3C:4D:5E (advertisement)",
             " (unnamed)  6B:2E:91:3C:4D:5E  non-connectable  RSSI -67 dBm  ▄",
             "",
@@ -190,6 +190,7 @@ struct ScreenTests {
             " iBeacon        UUID E2C56DB5-DFFB-48D2-B060-D0F5A71096E0",
             "                major 1, minor 42, measured power -59 dBm, about 2.5 m",
             "",
+            " Advertising    1 report",
             " First seen     20:26:40.000 UTC, 3s ago",
             " Last seen      3s ago",
         ])

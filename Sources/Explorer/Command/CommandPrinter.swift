@@ -25,7 +25,12 @@ public struct CommandPrinter: Sendable {
     public func lines(_ output: CommandOutput, now: Timestamp) -> [Line] {
         switch output {
         case let .devices(peripherals):
-            return peripherals.map { out(json ? Self.deviceJSON($0, keys: keys) : Self.deviceText($0, keys: keys)) }
+            guard json else { return peripherals.map { out(Self.deviceText($0, keys: keys)) } }
+            let groups = Self.emitters(peripherals)
+            return peripherals.map { p in
+                let others = p.advertisement.beacons.compactMap(\.identity).flatMap { groups[$0] ?? [] }
+                return out(Self.deviceJSON(p, keys: keys, sameEmitter: Array(Set(others)).filter { $0 != p.address }.sorted()))
+            }
         case let .decoded(report):
             return json ? [out(Self.decodedJSON(report))] : Self.decodedText(report).map(out)
         case let .services(report):
@@ -115,11 +120,20 @@ public struct CommandPrinter: Sendable {
     // MARK: Devices and services
 
     /// Everything the stack gave about a device's advertising, whole (`advertisement`).
-    static func deviceJSON(_ p: Peripheral, keys: [String: Bytes] = [:]) -> String {
+    /// `sameEmitter`: the other addresses the same beacon was heard under.
+    static func deviceJSON(_ p: Peripheral, keys: [String: Bytes] = [:], sameEmitter: [String] = []) -> String {
         var j = JSONLine()
         j.string("address", p.address); j.string("name", p.name); j.int("rssi", p.rssi)
         j.bool("connectable", p.connectable)
         advertisement(&j, p.advertisement, address: p.address, keys: keys)
+        var r = JSONLine()
+        r.int("reports", p.rhythm.reports)
+        if let i = p.rhythm.interval { r.raw("intervalMs", JSONValue.rounded(i * 1000, 1).serialized) }
+        if let jt = p.rhythm.jitter { r.raw("jitterMs", JSONValue.rounded(jt * 1000, 1).serialized) }
+        if let ps = p.rhythm.perSecond { r.raw("perSecond", JSONValue.rounded(ps, 2).serialized) }
+        j.raw("rhythm", r.finish())
+        if !sameEmitter.isEmpty { j.strings("sameEmitter", sameEmitter) }
+        j.string("firstSeen", p.firstSeen.iso8601)
         j.string("lastSeen", p.lastSeen.iso8601)
         return j.finish()
     }
@@ -146,6 +160,16 @@ public struct CommandPrinter: Sendable {
         if let b = adv.beacon { j.raw("beacon", DecodedValue(b.summary, b.fields).fieldsJSON) }
         j.raw("frames", JSONLine.array(adv.frames(address: address, keys: keys).map(\.json)))
         j.string("summary", adv.summary(address: address, keys: keys))
+    }
+
+    /// Beacon identity -> the addresses it was heard under (`AppState.sameEmitter`, for a
+    /// whole list at once).
+    static func emitters(_ peripherals: [Peripheral]) -> [String: [String]] {
+        var groups: [String: [String]] = [:]
+        for p in peripherals {
+            for id in Set(p.advertisement.beacons.compactMap(\.identity)) { groups[id, default: []].append(p.address) }
+        }
+        return groups
     }
 
     static func deviceText(_ p: Peripheral, keys: [String: Bytes] = [:]) -> String {

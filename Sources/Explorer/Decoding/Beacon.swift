@@ -217,6 +217,20 @@ public enum Beacon: Equatable, Sendable {
         }
     }
 
+    /// What names the emitter whatever address it uses: a beacon that rotates its random
+    /// address keeps this (`AppState.sameEmitter`). Nil for frames that change by design
+    /// (TLM, EID) or say nothing of who sends them.
+    public var identity: String? {
+        switch self {
+        case let .iBeacon(uuid, major, minor, _): return "ibeacon \(uuid.canonical) \(major) \(minor)"
+        case let .altBeacon(company, id1, id2, id3, _, _): return "altbeacon \(company) \(id1.canonical) \(id2) \(id3)"
+        case let .eddystoneUID(ns, inst, _): return "eddystone-uid \(hex(ns, separator: "")) \(hex(inst, separator: ""))"
+        case let .eddystoneURL(url, _): return "eddystone-url \(url)"
+        case let .uriBeacon(url, _, _): return "uribeacon \(url)"
+        default: return nil
+        }
+    }
+
     /// The service whose data carries this beacon.
     public var service: BLEUUID? {
         switch self {

@@ -66,7 +66,7 @@ public enum Keymap {
         KeyRow(label: "/", help: "filter by name, address, UUID, company", bindings: [
             KeyBinding([.char("/")], .filterStarted, hints: [.scan: "/ filter"]),
         ]),
-        KeyRow(label: "o s", help: "sort (RSSI, name, last/first seen); scan on/off", bindings: [
+        KeyRow(label: "o s", help: "sort (RSSI, name, seen, interval); scan on/off", bindings: [
             KeyBinding([.char("o")], .sortCycled, hints: [.scan: "o sort"]),
             KeyBinding([.char("s")], .scanToggled, hints: [.scan: "s scan"]),
         ]),

@@ -37,6 +37,13 @@ public enum ScanQuery {
                 }
             }
             return keyed.map(\.1)
+        case .interval:
+            // Most frequent first; devices heard once (no interval yet) last.
+            var keyed: [(Double, PeripheralID)] = []
+            keyed.reserveCapacity(state.peripherals.count)
+            for (id, p) in state.peripherals where keep(p) { keyed.append((p.rhythm.interval ?? .infinity, id)) }
+            keyed.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            return keyed.map(\.1)
         case .lastSeen, .firstSeen:
             let last = state.scan.sort == .lastSeen
             var keyed: [(Double, PeripheralID)] = []

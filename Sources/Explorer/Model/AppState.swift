@@ -9,7 +9,7 @@ public enum Route: Equatable, Sendable {
 }
 
 public enum SortOrder: String, CaseIterable, Equatable, Sendable {
-    case rssi = "RSSI", name, lastSeen = "last seen", firstSeen = "first seen"
+    case rssi = "RSSI", name, lastSeen = "last seen", firstSeen = "first seen", interval
     public var next: SortOrder {
         let all = Self.allCases
         return all[(all.firstIndex(of: self)! + 1) % all.count]
@@ -173,6 +173,16 @@ public struct AppState: Equatable, Sendable {
 
     public func isStale(_ p: Peripheral) -> Bool {
         !p.connection.isLinkUp && now - p.lastSeen > Self.staleAfter
+    }
+
+    /// The other addresses the same beacon was heard under (a device that rotates its
+    /// random address sends the same beacon from each): by `Beacon.identity`, as `monitor`
+    /// matches beacons by what they say rather than by address.
+    public func sameEmitter(as id: PeripheralID) -> [Peripheral] {
+        guard let mine = peripherals[id]?.advertisement.beacons.compactMap(\.identity), !mine.isEmpty else { return [] }
+        return peripherals.values.filter { p in
+            p.id != id && p.advertisement.beacons.contains { $0.identity.map(mine.contains) ?? false }
+        }.sorted { $0.lastSeen > $1.lastSeen }
     }
 }
 

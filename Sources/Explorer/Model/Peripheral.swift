@@ -52,6 +52,8 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
     /// value is kept and shown as stale, never as 0 dBm.
     public var rssiStale: Bool = false
     public var rssiHistory = RSSIHistory()
+    /// How often its reports come (`AdvertisingRhythm`).
+    public var rhythm = AdvertisingRhythm()
     public var firstSeen: Timestamp
     public var lastSeen: Timestamp
     public var connectable: Bool
@@ -71,6 +73,7 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
         self.connectable = connectable
         self.advertisement = advertisement
         if let rssi { rssiHistory.append(rssi) }
+        rhythm.heard(after: nil)
     }
 
     /// A later report: only what it carries changes. Its RSSI, if it has one, is the
@@ -84,6 +87,7 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
             rssiStale = false
             rssiHistory.append(rssi)
         }
+        rhythm.heard(after: at - lastSeen)
         lastSeen = at
     }
 

@@ -161,7 +161,9 @@ enum DemoCatalog {
             advInterval: 0.25, baseRSSI: -79, phase: 1.3, services: []))
         list.append(SimDevice(
             address: "33:E8:0F:62:A9:C4", name: nil, connectable: false,
-            advertisement: Advertisement(manufacturerData: [0x0006: [0x01, 0x09, 0x20, 0x22, 0x9D, 0x4B]]),
+            // A Windows 10 desktop's CDP beacon: version 1, salt, then the salted device hash.
+            advertisement: Advertisement(manufacturerData: [0x0006: [0x01, 0x29, 0x00, 0x20, 0x22, 0x9D, 0x4B, 0x0E,
+                                                                     0x5A, 0x71, 0x03, 0xC4, 0x8E, 0x19, 0xF0, 0x62]]),
             advInterval: 1.1, baseRSSI: -91, phase: 0.5, services: []))
 
         m = PathMaker("C8:2B:96:0E:51:3A")
