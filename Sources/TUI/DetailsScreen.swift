@@ -102,6 +102,14 @@ enum DetailsScreen {
         row("First seen", "\(p.firstSeen.clockTime) UTC, \(age(s.now - p.firstSeen)) ago")
         row("Last seen", s.isStale(p) ? "\(age(s.now - p.lastSeen)) ago (stale)" : "\(age(s.now - p.lastSeen)) ago")
         if p.connection != .disconnected { row("Connection", p.connection.label, .accent) }
+        // The advertisement as AD structures: what the firmware sent, as far as BlueZ's
+        // properties tell it (BlueZ keeps no raw bytes, nor which came in the scan response).
+        y += 1
+        var first = true
+        for st in AdvertisingData.structures(of: adv) {
+            row(first ? "Raw (BlueZ)" : "", "\(hex([UInt8(st.data.count + 1)])) \(hex([st.type])) \(st.typeName ?? "?"): \(hex(st.data))", .dimmed)
+            first = false
+        }
     }
 
     /// `every 102 ms (±4 ms), 9.8 a second, 523 reports`.

@@ -69,3 +69,23 @@ struct AdvertisingRhythmTests {
         #expect(!printed[2].text.contains("sameEmitter"))
     }
 }
+
+/// The advertisement as AD structures again (the details panel's raw view): parsing them
+/// back gives the same advertisement, for every width of UUID.
+@Suite("Raw AD structures from properties")
+struct RawStructuresTests {
+    @Test func structuresRoundTripThroughTheParser() {
+        let adv = Advertisement(localName: "Demo Climate", serviceUUIDs: ["180F", "FE95A1B2", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"],
+                                manufacturerData: [0x004C: [0x02, 0x15, 0x01], 0x0499: [0x05]],
+                                serviceData: ["FCD2": [0x40, 0x00, 0x09], "00001234-0000-1000-8000-00805F9B34FB": [0x01]],
+                                txPower: -4, flags: 0x06, appearance: 0x0341)
+        let structures = AdvertisingData.structures(of: adv)
+        #expect(structures.map(\.type) == [0x01, 0x09, 0x03, 0x05, 0x07, 0x0A, 0x19, 0x16, 0x16, 0xFF, 0xFF])
+        #expect(structures.first { $0.type == 0x03 }?.data == [0x0F, 0x18])
+        #expect(structures.first { $0.type == 0xFF }?.data == [0x4C, 0x00, 0x02, 0x15, 0x01])
+        let bytes = structures.flatMap { [UInt8($0.data.count + 1), $0.type] + $0.data }
+        let parsed = AdvertisingData.parse(bytes)
+        #expect(parsed.malformed == nil)
+        #expect(parsed.advertisement == adv)
+    }
+}

@@ -33,6 +33,42 @@ public enum AdvertisingData {
         return out
     }
 
+    /// An advertisement as AD structures again, from the properties a stack hands over
+    /// (BlueZ splits what it hears into Device1 properties and keeps no raw bytes): flags,
+    /// name, UUID lists, TX power, appearance, service data, manufacturer data, each as its
+    /// type and bytes would read on the air. Advertising and scan response cannot be told
+    /// apart from BlueZ's properties, so they come as one.
+    public static func structures(of adv: Advertisement) -> [Structure] {
+        var out: [Structure] = []
+        func add(_ type: UInt8, _ data: Bytes) { out.append(Structure(offset: out.reduce(0) { $0 + 2 + $1.data.count }, type: type, data: data)) }
+        func le(_ v: UInt16) -> Bytes { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        /// 2, 4 or 16 bytes, little-endian, as the air carries a UUID.
+        func air(_ u: BLEUUID) -> Bytes {
+            if let v = u.shortValue {
+                let bytes = [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)]
+                return v <= 0xFFFF ? Array(bytes.prefix(2)) : bytes
+            }
+            let digits = Array(u.canonical.filter { $0 != "-" })
+            return stride(from: 30, through: 0, by: -2).map { UInt8(String(digits[$0..<$0 + 2]), radix: 16)! }
+        }
+        /// The UUID list and service-data types for each width (Core Supplement, part A 1.1, 1.11).
+        func width(_ u: BLEUUID) -> Int { air(u).count }
+        if let f = adv.flags { add(0x01, [f]) }
+        if let n = adv.localName { add(0x09, Array(n.utf8)) }
+        for (w, type) in [(2, UInt8(0x03)), (4, 0x05), (16, 0x07)] {
+            let list = adv.serviceUUIDs.filter { width($0) == w }
+            if !list.isEmpty { add(type, list.flatMap(air)) }
+        }
+        if let t = adv.txPower { add(0x0A, [UInt8(bitPattern: Int8(clamping: t))]) }
+        if let a = adv.appearance { add(0x19, le(a)) }
+        for u in adv.serviceData.keys.sorted(by: { $0.canonical < $1.canonical }) {
+            let type: UInt8 = width(u) == 2 ? 0x16 : width(u) == 4 ? 0x20 : 0x21
+            add(type, air(u) + adv.serviceData[u]!)
+        }
+        for c in adv.manufacturerData.keys.sorted() { add(0xFF, le(c) + adv.manufacturerData[c]!) }
+        return out
+    }
+
     /// Assigned Numbers, "Common Data Types".
     public static let typeNames: [UInt8: String] = [
         0x01: "Flags", 0x02: "Incomplete List of 16-bit Service UUIDs", 0x03: "Complete List of 16-bit Service UUIDs",
