@@ -116,8 +116,8 @@ enum DetailsScreen {
     static func rhythm(_ r: AdvertisingRhythm) -> String? {
         guard let i = r.interval else { return r.reports > 0 ? "\(r.reports) report\(r.reports == 1 ? "" : "s")" : nil }
         func ms(_ s: Double) -> String { s >= 10 ? formatFixed(s, 0) + " s" : formatFixed(s * 1000, 0) + " ms" }
-        let rate = r.perSecond.map { $0 >= 1 ? formatFixed($0, 1) + " a second" : "one every " + ms(1 / $0) } ?? ""
-        return "every \(ms(i)) (±\(ms(r.jitter ?? 0))), \(rate), \(r.reports) reports"
+        let rate = r.perSecond.flatMap { $0 >= 1 ? ", " + formatFixed($0, 1) + " a second" : nil } ?? ""
+        return "every \(ms(i)) (±\(ms(r.jitter ?? 0)))\(rate), \(r.reports) reports"
     }
 
     /// Advertising flags (Core Supplement, part A 1.3).

@@ -92,6 +92,7 @@ enum AssignedNumbersData {
 FD6F Exposure Notification
 FE2C Google Fast Pair
 FE59 Nordic Secure DFU
+FCD2 BTHome
 FE95 Xiaomi
 FE9A Estimote
 FE9F Google
