@@ -85,7 +85,7 @@ struct OutputEndToEndTests {
             Tmux.packageRoot.appendingPathComponent("Tests/tools/realdata.py").path, Tmux.binary,
             Tmux.packageRoot.appendingPathComponent("Tests/Fixtures/realdata/adverts.json").path,
             "--schema", Tmux.packageRoot.appendingPathComponent("docs/output.schema.json").path,
-            "--floor", "generic=99", "--floor", "beacon=100", "--floor", "bthome=100", "--floor", "decrypted=100",
+            "--floor", "generic=99", "--floor", "raw=100", "--floor", "beacon=100", "--floor", "bthome=100", "--floor", "decrypted=100",
             "--floor", "encrypted=100"])
         print(out)
         #expect(status == 0, "\(out)")

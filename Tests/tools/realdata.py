@@ -12,6 +12,8 @@ prints a device line per vector. Vectors that share an address go to separate ru
 Tiers (a vector counts in each tier it has expectations for):
   generic    every fact BlueZ gives: name, TX power, each manufacturer and service-data
              entry, the service UUIDs, the SIG's company and service names
+  raw        `bleexplr decode` of the vector's raw AD bytes, where it has them, gives
+             those same facts (padding, overrunning structures, a NUL in a name)
   beacon     iBeacon / AltBeacon / Eddystone / UriBeacon fields the upstream tests (or,
              where they assert nothing, the dataset's own decoding) give; a layout under
              the wrong company or an unknown Eddystone frame must not be decoded
@@ -296,8 +298,40 @@ def encrypted(v, d):
     return [f"encrypted payload not flagged (frames: {[f['kind'] for f in d.get('frames') or []]})"]
 
 
+def raw(v, decoded):
+    """`bleexplr decode` of the vector's raw AD bytes (each chunk on its own, as the
+    dataset split them) gives the facts the dataset's BlueZ-style fields hold."""
+    if decoded is None:
+        return ["decode failed"]
+    fails = []
+    # Only what the bytes carry: two Inkbird vectors take their name and UUID from the
+    # upstream test's other inputs (the dataset's README says so), not from raw.
+    types = {st["type"] for st in decoded.get("structures") or []}
+    if (types & {0x08, 0x09} or v.get("local_name") is None) and decoded.get("localName") != v.get("local_name"):
+        fails.append(f"localName {decoded.get('localName')!r} != {v.get('local_name')!r}")
+    if decoded.get("txPower") != v.get("tx_power"):
+        fails.append(f"txPower {decoded.get('txPower')!r} != {v.get('tx_power')!r}")
+    want = {"%04x" % int(k): h for k, h in (v.get("manufacturer_data") or {}).items()}
+    if decoded.get("manufacturerData") != want:
+        fails.append(f"manufacturerData {decoded.get('manufacturerData')} != {want}")
+    if decoded.get("serviceData") != (v.get("service_data") or {}):
+        fails.append(f"serviceData {decoded.get('serviceData')} != {v.get('service_data')}")
+    if (types & set(range(0x02, 0x08)) or not v.get("service_uuids")) and \
+            sorted(set(decoded.get("serviceUUIDs") or [])) != sorted(set(v.get("service_uuids") or [])):
+        fails.append(f"serviceUUIDs {decoded.get('serviceUUIDs')} != {v.get('service_uuids')}")
+    return fails
+
+
+def decode(binary, v):
+    chunks = v.get("raw_ad_chunks") or [v["raw_ad"]]
+    out = subprocess.run([binary, "decode", *chunks, "--json"], capture_output=True, text=True, timeout=30)
+    return json.loads(out.stdout) if out.returncode == 0 and out.stdout.strip() else None
+
+
 def tiers(v):
     out = ["generic"]
+    if v.get("raw_ad") or v.get("raw_ad_chunks"):
+        out.append("raw")
     if expected_beacons(v):
         out.append("beacon")
     if v["category"] == "bthome" and not v.get("encrypted"):
@@ -316,7 +350,7 @@ def decrypted(v, d):
     return bthome(v, d)
 
 
-CHECKS = {"generic": generic, "beacon": beacon, "bthome": bthome, "decrypted": decrypted, "encrypted": encrypted}
+CHECKS = {"generic": generic, "raw": raw, "beacon": beacon, "bthome": bthome, "decrypted": decrypted, "encrypted": encrypted}
 
 
 def main(argv):
@@ -348,7 +382,10 @@ def main(argv):
         d = devices[v["id"]]
         for tier in tiers(v):
             n, ok = counts.get(tier, (0, 0))
-            fails = CHECKS[tier](v, d) if d else ["not in the scan output"]
+            if tier == "raw":
+                fails = raw(v, decode(binary, v))
+            else:
+                fails = CHECKS[tier](v, d) if d else ["not in the scan output"]
             counts[tier] = (n + 1, ok + (not fails))
             failures += [f"{tier:9s} {v['id']}: {x}" for x in fails]
     low = []

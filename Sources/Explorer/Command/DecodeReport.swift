@@ -19,7 +19,10 @@ public struct DecodeReport: Equatable, Sendable {
         for p in payloads {
             let parsed = AdvertisingData.parse(p)
             chunks.append(Chunk(bytes: p, structures: AdvertisingData.structures(p), malformed: parsed.malformed))
+            // A scan response adds to what the advertisement said: its UUIDs join the list.
+            let uuids = advertisement.serviceUUIDs
             advertisement.merge(parsed.advertisement)
+            advertisement.serviceUUIDs = uuids + parsed.advertisement.serviceUUIDs.filter { !uuids.contains($0) }
         }
     }
 }

@@ -113,8 +113,8 @@ public enum AdvertisingData {
         case 0x02, 0x03: adv.serviceUUIDs += uuids(d, width: 2)
         case 0x04, 0x05: adv.serviceUUIDs += uuids(d, width: 4)
         case 0x06, 0x07: adv.serviceUUIDs += uuids(d, width: 16)
-        case 0x08: if adv.localName == nil { adv.localName = String(decoding: d, as: UTF8.self) }
-        case 0x09: adv.localName = String(decoding: d, as: UTF8.self)
+        case 0x08: if adv.localName == nil { adv.localName = name(d) }
+        case 0x09: adv.localName = name(d)
         case 0x0A: if let t = d.first { adv.txPower = Int(Int8(bitPattern: t)) }
         case 0x19: if d.count >= 2 { adv.appearance = le16(d, 0) }
         case 0x16: serviceData(d, width: 2, &adv)
@@ -124,6 +124,11 @@ public enum AdvertisingData {
             if d.count >= 2 { adv.manufacturerData[le16(d, 0)] = Array(d[2...]) }
         default: break
         }
+    }
+
+    /// A name ends at its first NUL, as BlueZ reads it (devices pad names with zeros).
+    static func name(_ d: Bytes) -> String {
+        String(decoding: d.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// UUIDs in little-endian order, as the air carries them; a trailing partial one is dropped.
