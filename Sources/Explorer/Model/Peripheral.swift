@@ -29,17 +29,32 @@ public enum ConnectionState: Equatable, Sendable {
     }
 }
 
-/// The most recent RSSI readings, oldest first, at most `capacity` of them.
-public struct RSSIHistory: Equatable, Sendable {
+/// The most recent RSSI readings, oldest first, at most `capacity` of them: a ring kept in
+/// the peripheral itself, so a report writes one byte where the peripheral already is
+/// instead of reaching for an array of its own elsewhere on the heap (one device in a
+/// thousand at a time, that array was never in cache: docs/bench.md).
+public struct RSSIHistory: Sendable {
     public static let capacity = 48
-    /// dBm.
-    public private(set) var samples: [Int8] = []
+    private var ring = InlineArray<48, Int8>(repeating: 0)
+    private var next = 0
+    public private(set) var count = 0
     public init() {}
 
     public mutating func append(_ rssi: Int) {
-        if samples.count == Self.capacity { samples.removeFirst() }
-        samples.append(Int8(clamping: rssi))
+        ring[next] = Int8(clamping: rssi)
+        next = (next + 1) % Self.capacity
+        count = min(count + 1, Self.capacity)
     }
+
+    /// dBm, oldest first.
+    public var samples: [Int8] {
+        let start = count < Self.capacity ? 0 : next
+        return (0..<count).map { ring[(start + $0) % Self.capacity] }
+    }
+}
+
+extension RSSIHistory: Equatable {
+    public static func == (a: Self, b: Self) -> Bool { a.samples == b.samples }
 }
 
 public struct Peripheral: Equatable, Sendable, Identifiable {
