@@ -93,7 +93,8 @@ public enum Reducer {
             return []
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }
-            return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl")]
+            // A name that is taken (a replay's clock names the file it plays) gets a number.
+            return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl", renameIfTaken: true)]
         case .powerOnRequested:
             guard s.adapter.power == .poweredOff else { return [] }
             s.alert = Alert(.info, "Powering \(s.adapter.name) on…", at: s.now)
@@ -133,9 +134,9 @@ public enum Reducer {
             s.now = now
             expire(&s)
             return s.regionWatch.tick(now).map { .regionChanged($0) }
-        case .recordingStarted(let path):
+        case let .recordingStarted(path, instead):
             s.recording = .on(path: path)
-            s.alert = Alert(.info, "Recording to \(path)", at: s.now)
+            s.alert = Alert(.info, "Recording to \(path)" + (instead.map { " (\($0) exists)" } ?? ""), at: s.now)
             return []
         case .recordingStopped:
             if case let .on(path) = s.recording { s.alert = Alert(.info, "Recording saved: \(path)", at: s.now) }
