@@ -79,6 +79,24 @@ struct DemoEndToEndTests {
         try Self.expectRestored(t, exit: 130)
     }
 
+    /// Ctrl-C in a prompt cancels the prompt (as the help says), and the links stay up;
+    /// outside one it quits.
+    @Test func ctrlCInAPromptCancelsIt() throws {
+        let t = try Tmux("ctrlcprompt", command: wrapped("--demo"))
+        try t.waitFor(text: "Demo HRM")
+        try t.keys("/")
+        try t.literal("zzz")
+        try t.waitFor(text: "/ filter: zzz")
+        try t.keys("C-c")
+        let after = try t.waitFor("the prompt closed") { !$0.contains("/ filter:") }
+        #expect(!after.contains("EXIT="))
+        #expect(after.contains("Demo HRM"))   // cancelled: the filter is gone too
+        try t.keys("C-l")                      // repaints, changes nothing
+        try t.waitFor(text: "Demo HRM")
+        try t.keys("C-c")
+        try Self.expectRestored(t, exit: 130)
+    }
+
     @Test func resizeRedrawsAndTooSmallSaysSo() throws {
         let t = try Tmux("resize", command: wrapped("--demo"))
         try t.waitFor(text: "Demo HRM")

@@ -47,6 +47,8 @@ public enum Action: Equatable, Sendable {
     /// `b`: the iBeacon regions screen.
     case regionsRequested
     case quitRequested
+    /// Ctrl-L: draw the whole screen again (the terminal layer's; the state stays as it is).
+    case repaintRequested
     /// Pause, speed or seek of a replay (p, x, [ ]).
     case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.

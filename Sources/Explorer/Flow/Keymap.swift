@@ -120,8 +120,9 @@ public enum Keymap {
         KeyRow(label: "?", help: "this help", bindings: [
             KeyBinding([.char("?")], .helpToggled, hints: [.scan: "? help", .details: "? help", .device: "? help"]),
         ]),
-        KeyRow(label: "q Ctrl-C", help: "quit", bindings: [
+        KeyRow(label: "q Ctrl-C Ctrl-L", help: "quit (in a prompt Ctrl-C cancels it); repaint", bindings: [
             KeyBinding([.char("q"), .ctrl("c")], .quitRequested, hints: [.scan: "q quit"]),
+            KeyBinding([.ctrl("l")], .repaintRequested),
         ]),
     ]
 
@@ -145,7 +146,8 @@ public enum Keymap {
     /// While the help is shown: q quits, any other key closes it.
     static func helpAction(_ key: Key) -> Action? {
         switch key {
-        case .char("q"): return .quitRequested
+        case .char("q"), .ctrl("c"): return .quitRequested
+        case .ctrl("l"): return .repaintRequested
         case .resize: return nil
         default: return .helpToggled
         }
@@ -158,6 +160,7 @@ public enum Keymap {
         case .escape, .ctrl("c"): return .inputCancelled
         case .backspace, .delete: return .inputEdited(.deleteBackward)
         case .ctrl("u"): return .inputEdited(.clear)
+        case .ctrl("l"): return .repaintRequested
         case let .char(c): return .inputEdited(.insert(String(c)))
         default: return nil
         }

@@ -117,6 +117,8 @@ public enum Reducer {
         case .quitRequested:
             s.quitting = true
             return [.quit]
+        case .repaintRequested:
+            return []
         case let .replayControlled(control):
             guard s.replay != nil else { return [] }
             return [.replay(control)]
