@@ -74,7 +74,8 @@ enum Chrome {
             let problems = s.hookActivity.values.reduce(0) { $0 + $1.problems }
             items.append("↯\(fired) fired" + (problems > 0 ? ", \(problems) failed" : ""))
         }
-        items.append("\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")")
+        let devices = "\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")"
+        items.append(s.scan.isFiltering ? "\(ScanQuery.ids(s).count) of \(devices)" : devices)
         var x = g.put(" " + items.joined(separator: " · "), x: 0, y: barY, style: .bar)
         if let err = s.lastError {
             x += g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true),

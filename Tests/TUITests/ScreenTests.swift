@@ -41,7 +41,7 @@ struct ScreenTests {
     @Test func scanList() {
         let lines = Self.render(Self.state())
         Self.expectLines(Array(lines.prefix(7)), [
-            " bleexplr │ Scan",
+            " bleexplr │ Scan                                                       sort RSSI",
             "  NAME             ADDRESS           RSSI       ADVERTISEMENT               AGE",
             "▶ Demo HRM         E4:1C:22:5D:90:11  -52 ████░ Nordic Semiconductor · He…   3s",
             "  Demo iTag        FC:58:FA:1A:2B:3C  -61 ███░░ iTag Button · tx 0 dBm       3s",
@@ -57,9 +57,21 @@ struct ScreenTests {
         var s = Self.state()
         _ = Reducer.reduce(&s, .connectableOnlyToggled)
         _ = Reducer.reduce(&s, .minRSSIChanged(step: 5))
-        let lines = Self.render(s)
-        #expect(lines[1].hasSuffix(" only ≥-100 dBm, connectable"))
+        var lines = Self.render(s)
+        #expect(lines[0] == " bleexplr │ Scan                        ≥-100 dBm · only connectable · sort RSSI")
         #expect(!lines.joined().contains("6B:2E:91:3C:4D:5E"))
+        #expect(lines[23] == " sim0 on · scanning · 3 of 4 devices                                     ? help")
+        // A filter accepted with Enter stays in sight, with the sort and every other filter.
+        _ = Reducer.reduce(&s, .filterStarted)
+        _ = Reducer.reduce(&s, .inputEdited(.insert("demo")))
+        _ = Reducer.reduce(&s, .inputSubmitted)
+        _ = Reducer.reduce(&s, .sortCycled)
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
+        lines = Self.render(s)
+        #expect(lines[0] == " bleexplr │ Scan filter \"demo\" · ≥-100 dBm · only connectable, named · sort name")
+        #expect(lines[23] == " sim0 on · scanning · 2 of 4 devices                                     ? help")
+        _ = Reducer.reduce(&s, .backRequested)   // Esc clears the text
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
         _ = Reducer.reduce(&s, .hideUnnamedToggled)
         for _ in 0..<20 { _ = Reducer.reduce(&s, .minRSSIChanged(step: 5)) }
         #expect(Self.render(s)[3] == "  4 devices hidden by c, u or the RSSI floor (+ -).")

@@ -75,6 +75,9 @@ public struct ScanScreenState: Equatable, Sendable {
     public var connectableOnly = false
     /// Off by default: unnamed devices are often the interesting ones.
     public var hideUnnamed = false
+
+    /// Some device may be hidden: by the filter text, the RSSI floor, `c` or `u`.
+    public var isFiltering: Bool { !filter.isEmpty || minRSSI != nil || connectableOnly || hideUnnamed }
 }
 
 public struct DeviceScreenState: Equatable, Sendable {
