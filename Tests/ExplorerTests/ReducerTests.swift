@@ -137,6 +137,24 @@ struct ScanListTests {
         #expect(s.scan.cursor == Fixture.hrm)
     }
 
+    /// Before any key: the top row's device is selected by ID, and Enter connects it even
+    /// after a stronger device has moved above it.
+    @Test func theSelectionFollowsADeviceFromTheStart() {
+        var s = AppState(now: Fixture.t0)
+        s.adapter = AdapterStatus(name: "sim0", power: .on, discovering: true)
+        Fixture.apply(&s, Fixture.report(Fixture.itag, name: "Demo iTag", rssi: -60))
+        #expect(s.scan.cursor == Fixture.itag)
+        Fixture.apply(&s, Fixture.report(Fixture.hrm, name: "Demo HRM", rssi: -50), after: 1)
+        #expect(ScanQuery.ids(s) == [Fixture.hrm, Fixture.itag])
+        #expect(s.scan.cursor == Fixture.itag)
+        #expect(Reducer.reduce(&s, .rowActivated) == [.backend(.connect(Fixture.itag))])
+        // Hidden by a filter: the selection moves to the top row that is shown.
+        var f = Fixture.scanning()
+        f.scan.cursor = Fixture.beacon
+        _ = Reducer.reduce(&f, .connectableOnlyToggled)
+        #expect(f.scan.cursor == Fixture.hrm)
+    }
+
     @Test func filterMatchesNameAddressServiceAndCompany() {
         var s = Fixture.scanning()
         _ = Reducer.reduce(&s, .filterStarted)

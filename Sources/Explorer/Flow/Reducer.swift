@@ -48,16 +48,19 @@ public enum Reducer {
         case .connectableOnlyToggled:
             guard s.route == .scan else { return [] }
             s.scan.connectableOnly.toggle()
+            followFirstRow(&s, whenHidden: true)
             return []
         case .hideUnnamedToggled:
             guard s.route == .scan else { return [] }
             s.scan.hideUnnamed.toggle()
+            followFirstRow(&s, whenHidden: true)
             return []
         case let .minRSSIChanged(step):
             guard s.route == .scan else { return [] }
             // Off below -100 dBm; from off, + starts at -100.
             let next = (s.scan.minRSSI ?? -105) + step
             s.scan.minRSSI = next < -100 ? nil : min(-30, next)
+            followFirstRow(&s, whenHidden: true)
             return []
         case .filterStarted:
             guard s.route == .scan else { return [] }
@@ -65,6 +68,7 @@ public enum Reducer {
             return []
         case .inputEdited(let edit):
             editInput(&s, edit)
+            if s.input?.purpose == .filter { followFirstRow(&s, whenHidden: true) }
             return []
         case .inputSubmitted:
             return submitInput(&s)
@@ -131,10 +135,13 @@ public enum Reducer {
             return []
         case let .backend(event, at):
             if at > s.now { s.now = at }
-            return BackendReducer.reduce(&s, event, at: at)
+            let effects = BackendReducer.reduce(&s, event, at: at)
+            followFirstRow(&s)
+            return effects
         case .tick(let now):
             s.now = now
             expire(&s)
+            followFirstRow(&s, whenHidden: true)
             return s.regionWatch.tick(now).map { .regionChanged($0) }
         case let .recordingStarted(path, instead):
             s.recording = .on(path: path)
@@ -210,6 +217,18 @@ public enum Reducer {
             let count = s.values[cid]?.history.count ?? 0
             s.historyOffset = moved(s.historyOffset, count, move)
         }
+    }
+
+    /// The scan list's selection is a device, by ID, from the first event on: with none
+    /// chosen yet, or the chosen one gone (or, `whenHidden`, filtered out), the top row's
+    /// device is selected, and it stays selected as RSSI re-sorts the list. The cheap check
+    /// runs on every backend event; the one that sorts, on filter changes and ticks.
+    static func followFirstRow(_ s: inout AppState, whenHidden: Bool = false) {
+        if let c = s.scan.cursor, s.peripherals[c] != nil, !whenHidden { return }
+        guard !s.peripherals.isEmpty else { s.scan.cursor = nil; return }
+        let ids = ScanQuery.ids(s)
+        if let c = s.scan.cursor, s.peripherals[c] != nil, ids.contains(c) { return }
+        s.scan.cursor = ids.first ?? s.scan.cursor
     }
 
     static func activateRow(_ s: inout AppState) -> [Effect] {
