@@ -43,7 +43,10 @@ enum Chrome {
             }
             var x = g.put(prompt, x: 0, y: msgY, style: .accent)
             x += g.put(input.text, x: x, y: msgY)
-            g.put("▏", x: x, y: msgY, style: .accent)
+            x += g.put("▏", x: x, y: msgY, style: .accent)
+            if case let .hook(_, cid) = input.purpose, input.text.isEmpty, let current = s.attachedHooks[cid] {
+                x += g.put("  now: " + current.typed, x: x, y: msgY, style: .dimmed)
+            }
             if let a = s.alert, a.level == .error {
                 let text = "  " + a.message
                 g.put(text, x: max(x + 2, g.width - CellGrid.columns(of: text)), y: msgY, style: .error)

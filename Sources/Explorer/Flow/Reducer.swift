@@ -108,7 +108,8 @@ public enum Reducer {
             return []
         case .hookStarted:
             guard let (p, c) = openCharacteristic(s) else { return [] }
-            s.input = InputLine(purpose: .hook(p, c.id), text: s.attachedHooks[c.id]?.typed ?? "")
+            // Empty, so that "off" typed as it reads detaches (the screen shows the current hook).
+            s.input = InputLine(purpose: .hook(p, c.id))
             return []
         case .regionsRequested:
             s.route = s.route == .regions ? .scan : .regions
