@@ -54,7 +54,7 @@ enum CharacteristicScreen {
             let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)"
             let mx = g.put(meta, x: 1 + labelW, y: 8, style: .dimmed)
             // A sparkline of the numbers a known characteristic carries (heart rate, battery, ...).
-            let numbers = (log?.history ?? []).suffix(48).compactMap { s.number(c, $0.bytes) }
+            let numbers = (log?.history ?? []).filter { $0.error == nil }.suffix(48).compactMap { s.number(c, $0.bytes) }
             if numbers.count >= 2 {
                 g.put("  " + sparkline(numbers), x: 1 + labelW + mx, y: 8, style: .accent,
                       maxWidth: max(0, g.width - labelW - mx - 3))
@@ -74,9 +74,10 @@ enum CharacteristicScreen {
             drawMessages(stream, s, into: &g)
             return
         }
-        let count = log?.count ?? 0
+        let count = log?.count ?? 0, failures = log?.failures ?? 0
         g.put("HISTORY", x: 1, y: 10, style: Style(bold: true, dim: true))
-        g.put("\(count) value\(count == 1 ? "" : "s"), newest first", x: 9, y: 10, style: .dimmed)
+        g.put("\(count) value\(count == 1 ? "" : "s")" + (failures > 0 ? ", \(failures) failed" : "") + ", newest first",
+              x: 9, y: 10, style: .dimmed)
         let top = 11, visible = max(0, g.height - 13)
         let history = log?.history ?? []
         let offset = min(s.historyOffset, max(0, history.count - 1))
@@ -86,6 +87,12 @@ enum CharacteristicScreen {
             var hx = g.put(e.at.clockTime, x: 1, y: y, style: .dimmed)
             hx += g.put("  " + fit(e.origin.rawValue, 6), x: 1 + hx, y: y, style: e.origin == .write ? .warning : .accent)
             let hexW = min(36, max(12, g.width / 3))
+            if let error = e.error {
+                // The bytes a write tried (as short as they are), then why it failed.
+                if !e.bytes.isEmpty { hx += g.put("  " + hex(e.bytes), x: 1 + hx, y: y, maxWidth: hexW + 2) }
+                g.put("  ✗ failed: " + error, x: 1 + hx, y: y, style: .error, maxWidth: max(0, g.width - hx - 3))
+                continue
+            }
             hx += g.put("  " + fit(hex(e.bytes), hexW), x: 1 + hx, y: y)
             let format = s.valueFormats[cid] ?? .decoded
             let meaning = format == .decoded

@@ -160,6 +160,31 @@ struct ScreenTests {
         #expect(lines[22] == "Notifications on: Heart Rate Measurement")
     }
 
+    /// Failed reads and writes are history too, marked with their error; the value shown
+    /// stays the last one that was read.
+    @Test func failedReadsAndWritesAreInTheHistory() {
+        var s = Self.connected()
+        let bsl = AttributeID("/s/b/e")
+        s.route = .characteristic(Self.hrm, bsl)
+        _ = Reducer.reduce(&s, .backend(.readCompleted(bsl, .success([1])), at: Self.t0 + 5))
+        _ = Reducer.reduce(&s, .backend(.writeCompleted(bsl, [0x02], .request, .failed("Operation failed with ATT error: 0x80")),
+                                        at: Self.t0 + 6))
+        _ = Reducer.reduce(&s, .backend(.readCompleted(bsl, .failure(.notPermitted("Read not permitted"))), at: Self.t0 + 7))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines[5...14]), [
+            " Value    01",
+            " Text     \"·\"",
+            " Decoded  Chest",
+            "          1 byte, read at 20:26:45.000",
+            "",
+            " HISTORY 1 value, 2 failed, newest first",
+            " 20:26:47.000  read    ✗ failed: NotPermitted: Read not permitted",
+            " 20:26:46.000  write   02  ✗ failed: Failed: Operation failed with ATT error:",
+            " 20:26:45.000  read    01                          Chest",
+            "",
+        ])
+    }
+
     @Test func writePromptAndHelpOverlay() {
         var s = Self.connected()
         s.route = .characteristic(Self.hrm, Self.hrmChar)

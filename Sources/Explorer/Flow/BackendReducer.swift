@@ -40,11 +40,13 @@ enum BackendReducer {
         case let .readCompleted(cid, .success(bytes)):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .read))
         case let .readCompleted(cid, .failure(error)):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: [], origin: .read, error: error.description))
             Reducer.fail(&s, "Read \(label(s, cid)) failed: \(error)")
         case let .writeCompleted(cid, bytes, _, nil):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write))
             s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(label(s, cid))", at: at)
-        case let .writeCompleted(cid, _, _, error?):
+        case let .writeCompleted(cid, bytes, _, error?):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write, error: error.description))
             Reducer.fail(&s, "Write \(label(s, cid)) failed: \(error)")
         case let .notifyChanged(cid, enabled, nil):
             if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid) }
