@@ -177,7 +177,7 @@ struct CommandLineTests {
         (code, out) = try Self.run(["--demo", "read", "E4:1C:22:5D:90:11", "2A37"])
         #expect(code == 1 && out == "bleexplr: read failed: NotPermitted: Read not permitted\n")
         (code, out) = try Self.run(["--demo", "write", "E4:1C:22:5D:90:11", "2A39", "02"])
-        #expect(code == 1 && out.hasPrefix("bleexplr: write failed: Failed: Operation failed with ATT error: 0x80"))
+        #expect(code == 1 && out.hasPrefix("bleexplr: write failed: Operation failed with ATT error: 0x80"))
         (code, out) = try Self.run(["--demo", "write", "FC:58:FA:1A:2B:3C", "2A06", "02", "--without-response"])
         #expect(code == 0 && out == "wrote 1 byte\n")
         (code, out) = try Self.run(["--demo", "notify", "E4:1C:22:5D:90:11", "2A37", "--count", "3", "--json"])

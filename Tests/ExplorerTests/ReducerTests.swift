@@ -73,7 +73,7 @@ struct NavigationTests {
         #expect(s.peripherals[Fixture.hrm]?.connection == .disconnecting)
         Fixture.apply(&s, .disconnected(Fixture.hrm, .local))
         #expect(s.route == .scan)
-        #expect(s.alert?.level == .info)
+        #expect(s.alert?.level == .info && s.alert?.message == "Disconnected from Demo HRM")
         #expect(s.lastError == nil)
     }
 
@@ -97,6 +97,16 @@ struct NavigationTests {
         s.scan.cursor = Fixture.hrm
         _ = Reducer.reduce(&s, .rowActivated)
         #expect(Reducer.reduce(&s, .backRequested) == [.backend(.disconnect(Fixture.hrm))])
+        // The link goes down as asked: a cancelled connection, not a "disconnected by user".
+        Fixture.apply(&s, .disconnected(Fixture.hrm, .local), after: 0.3)
+        #expect(s.alert?.level == .info && s.alert?.message == "Connection to Demo HRM cancelled")
+        #expect(s.pendingConnection == nil && s.lastError == nil)
+        // Or the attempt fails because it was aborted: cancelled too.
+        _ = Reducer.reduce(&s, .rowActivated)
+        _ = Reducer.reduce(&s, .backRequested)
+        Fixture.apply(&s, .connectFailed(Fixture.hrm, .failed("le-connection-abort-by-local")), after: 0.6)
+        #expect(s.alert?.message == "Connection to Demo HRM cancelled" && s.lastError == nil)
+        #expect(s.peripherals[Fixture.hrm]?.connection == .disconnected)
     }
 
     @Test func connectFailureIsShownAndClearsThePending() {
@@ -105,8 +115,11 @@ struct NavigationTests {
         _ = Reducer.reduce(&s, .rowActivated)
         Fixture.apply(&s, .connectFailed(Fixture.hrm, .failed("le-connection-abort-by-local")))
         #expect(s.pendingConnection == nil)
-        #expect(s.lastError == "Connection to Demo HRM failed: Failed: le-connection-abort-by-local")
-        #expect(s.peripherals[Fixture.hrm]?.connection == .failed(reason: "Failed: le-connection-abort-by-local"))
+        // BlueZ's catch-all "Failed" is not said twice.
+        #expect(s.lastError == "Connection to Demo HRM failed: le-connection-abort-by-local")
+        #expect(s.peripherals[Fixture.hrm]?.connection == .failed(reason: "le-connection-abort-by-local"))
+        #expect(BackendError.failed("Operation failed with ATT error: 0x80").description == "Operation failed with ATT error: 0x80")
+        #expect(BackendError.notPermitted("Read not permitted").description == "NotPermitted: Read not permitted")
     }
 
     @Test func enterOnABeaconShowsItsAdvertisementInstead() {

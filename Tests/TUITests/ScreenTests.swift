@@ -179,7 +179,7 @@ struct ScreenTests {
             "",
             " HISTORY 1 value, 2 failed, newest first",
             " 20:26:47.000  read    ✗ failed: NotPermitted: Read not permitted",
-            " 20:26:46.000  write   02  ✗ failed: Failed: Operation failed with ATT error:",
+            " 20:26:46.000  write   02  ✗ failed: Operation failed with ATT error: 0x80",
             " 20:26:45.000  read    01                          Chest",
             "",
         ])
