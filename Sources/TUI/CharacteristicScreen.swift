@@ -3,8 +3,6 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
-    static let hints = Keymap.hints(.characteristic)
-
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
         var x = g.put(Names.characteristic(c, s), x: 1, y: 1, style: .title)
@@ -60,10 +58,13 @@ enum CharacteristicScreen {
                       maxWidth: max(0, g.width - labelW - mx - 3))
             }
         } else {
-            g.put(c.properties.contains(.read) || !(c.properties.contains(.write) || c.properties.contains(.writeWithoutResponse))
-                  ? "No value yet: r reads it" + (c.properties.canSubscribe ? ", n turns notifications on." : ".")
-                  : (c.properties.canSubscribe ? "No value yet: n turns notifications on, w writes." : "No value yet: w writes one."),
-                  x: 1, y: 5, style: .dimmed)
+            // Only what its properties allow.
+            var ways: [String] = []
+            if c.properties.contains(.read) { ways.append("r reads it") }
+            if c.properties.canSubscribe { ways.append("n turns \(c.properties.contains(.notify) ? "notifications" : "indications") on") }
+            if c.properties.contains(.write) || c.properties.contains(.writeWithoutResponse) { ways.append("w writes one") }
+            g.put(ways.isEmpty ? "No value yet: it can be neither read, written nor subscribed to."
+                               : "No value yet: " + ways.joined(separator: ", ") + ".", x: 1, y: 5, style: .dimmed)
         }
 
         if let target = s.attachedHooks[cid] {

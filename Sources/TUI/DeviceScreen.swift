@@ -2,8 +2,6 @@ import Explorer
 
 /// A connected peripheral: its services and characteristics as a tree.
 enum DeviceScreen {
-    static let hints = Keymap.hints(.device)
-
     static func draw(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid] else { return }
         var x = g.put(p.displayName, x: 1, y: 1, style: .title, maxWidth: 32)

@@ -2,8 +2,6 @@ import Explorer
 
 /// Scan list: every peripheral heard, with live RSSI, advertisement summary and age.
 enum ScanScreen {
-    static let hints = Keymap.hints(.scan)
-
     static func draw(_ s: AppState, into g: inout CellGrid) {
         let ids = ScanQuery.ids(s)
         let nameW = max(12, min(32, (g.width - 48) / 2))

@@ -262,8 +262,10 @@ struct ScanListTests {
 
 @Suite("Reducer: characteristic screen")
 struct CharacteristicTests {
+    /// Heart Rate Measurement, made readable and writable as well, so every key applies.
     static func open() -> AppState {
         var s = Fixture.connectedHRM()
+        s.peripherals[Fixture.hrm]!.services![0].characteristics[0].properties = [.read, .write, .notify]
         s.route = .characteristic(Fixture.hrm, Fixture.hrmChar)
         return s
     }

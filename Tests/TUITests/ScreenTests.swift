@@ -185,8 +185,36 @@ struct ScreenTests {
         ])
     }
 
+    /// Keys and hints as the properties allow: a notify-only characteristic is not offered
+    /// `r` or `w`, a read-only one no `w`, `n`, `m` or `a`; pressed anyway, they say why.
+    @Test func onlyWhatThePropertiesAllowIsOffered() {
+        var s = Self.connected()
+        s.route = .characteristic(Self.hrm, Self.hrmChar)
+        s.alert = nil
+        var lines = Self.render(s)
+        #expect(lines[5] == " No value yet: n turns notifications on.")
+        #expect(lines[22] == "n notify · f format · m messages · a hook · Esc back")
+        #expect(Reducer.reduce(&s, .readRequested) == [])
+        #expect(s.alert == Alert(.warning, "Heart Rate Measurement cannot be read (properties: notify)", at: s.now))
+        _ = Reducer.reduce(&s, .writeStarted)
+        #expect(s.input == nil)
+        #expect(Self.render(s)[22] == "Heart Rate Measurement cannot be written (properties: notify)")
+        s.route = .characteristic(Self.hrm, AttributeID("/s/b/e"))
+        s.alert = nil
+        lines = Self.render(s)
+        #expect(lines[5] == " No value yet: r reads it.")
+        #expect(lines[22] == "r read · f format · Esc back")
+        for action in [Action.notifyToggled, .messageViewToggled, .hookStarted] {
+            #expect(Reducer.reduce(&s, action) == [])
+            #expect(s.alert?.message == "Body Sensor Location has no notifications or indications (properties: read)")
+        }
+        #expect(s.input == nil && s.streams.isEmpty)
+        #expect(Reducer.reduce(&s, .readRequested) == [.backend(.read(Self.hrm, AttributeID("/s/b/e")))])
+    }
+
     @Test func writePromptAndHelpOverlay() {
         var s = Self.connected()
+        s.peripherals[Self.hrm]!.services![0].characteristics[0].properties = [.write, .notify]
         s.route = .characteristic(Self.hrm, Self.hrmChar)
         _ = Reducer.reduce(&s, .writeStarted)
         _ = Reducer.reduce(&s, .inputEdited(.insert("01 ff")))

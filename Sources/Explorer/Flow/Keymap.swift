@@ -23,10 +23,20 @@ public struct KeyBinding: Sendable {
     public let action: Action
     /// Its word on the hint line of these screens ("Enter connect" on the scan list).
     public let hints: [KeyScope: String]
+    /// On a characteristic's screen, offered only when it has one of these properties
+    /// (empty: always); the reducer says why when the key is pressed anyway.
+    public let needs: CharacteristicProperties
 
     init(_ keys: [Key], _ action: Action, on scopes: Set<KeyScope>? = nil, replayOnly: Bool = false,
-         hints: [KeyScope: String] = [:]) {
-        self.keys = keys; self.action = action; self.scopes = scopes; self.replayOnly = replayOnly; self.hints = hints
+         needs: CharacteristicProperties = [], hints: [KeyScope: String] = [:]) {
+        self.keys = keys; self.action = action; self.scopes = scopes; self.replayOnly = replayOnly
+        self.needs = needs; self.hints = hints
+    }
+
+    /// Whether the hint line offers it in this state.
+    func offered(_ s: AppState) -> Bool {
+        guard !needs.isEmpty, let (_, c) = Reducer.openCharacteristic(s) else { return true }
+        return !c.properties.intersection(needs).isEmpty
     }
 
     func applies(_ key: Key, _ s: AppState) -> Bool {
@@ -81,21 +91,21 @@ public enum Keymap {
             KeyBinding([.tab], .collapseToggled, hints: [.device: "Tab fold"]),
         ]),
         KeyRow(label: "r w", help: "read; write hex (01 ff) or \"text\"", bindings: [
-            KeyBinding([.char("r")], .readRequested, hints: [.characteristic: "r read"]),
-            KeyBinding([.char("w")], .writeStarted, hints: [.characteristic: "w write"]),
+            KeyBinding([.char("r")], .readRequested, needs: .read, hints: [.characteristic: "r read"]),
+            KeyBinding([.char("w")], .writeStarted, needs: [.write, .writeWithoutResponse], hints: [.characteristic: "w write"]),
         ]),
         KeyRow(label: "n", help: "notifications/indications on/off", bindings: [
-            KeyBinding([.char("n")], .notifyToggled, hints: [.characteristic: "n notify"]),
+            KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.characteristic: "n notify"]),
         ]),
         KeyRow(label: "f F", help: "value format: decoded, hex, text, ints, floats", bindings: [
             KeyBinding([.char("f")], .formatCycled(forward: true), hints: [.characteristic: "f format"]),
             KeyBinding([.char("F")], .formatCycled(forward: false)),
         ]),
         KeyRow(label: "m", help: "messages: notifications joined up to \"EOM\"", bindings: [
-            KeyBinding([.char("m")], .messageViewToggled, hints: [.characteristic: "m messages"]),
+            KeyBinding([.char("m")], .messageViewToggled, needs: [.notify, .indicate], hints: [.characteristic: "m messages"]),
         ]),
         KeyRow(label: "a", help: "hook on each value: exec CMD, post URL, off", bindings: [
-            KeyBinding([.char("a")], .hookStarted, hints: [.characteristic: "a hook"]),
+            KeyBinding([.char("a")], .hookStarted, needs: [.notify, .indicate], hints: [.characteristic: "a hook"]),
         ]),
         KeyRow(label: "b", help: "iBeacon regions: inside or out, beacons", bindings: [
             KeyBinding([.char("b")], .regionsRequested),
@@ -138,6 +148,13 @@ public enum Keymap {
     /// The hint line of a screen: its bindings' words, in the table's order.
     public static func hints(_ scope: KeyScope) -> String {
         rows.flatMap(\.bindings).compactMap { $0.hints[scope] }.joined(separator: " · ")
+    }
+
+    /// The hint line as the state has it: only what applies (a characteristic that cannot
+    /// be read offers no `r`).
+    public static func hints(for s: AppState) -> String {
+        let scope = KeyScope(s.route)
+        return rows.flatMap(\.bindings).filter { $0.offered(s) }.compactMap { $0.hints[scope] }.joined(separator: " · ")
     }
 
     /// (keys, what they do) for the help overlay.

@@ -77,14 +77,14 @@ public enum Reducer {
             s.input = nil
             return []
         case .readRequested:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: .read, else: "cannot be read") else { return [] }
             return [.backend(.read(p, c.id))]
         case .writeStarted:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: [.write, .writeWithoutResponse], else: "cannot be written") else { return [] }
             s.input = InputLine(purpose: .write(p, c.id))
             return []
         case .notifyToggled:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
             return [.backend(.setNotify(p, c.id, !s.subscriptions.contains(c.id)))]
         case let .formatCycled(forward):
             guard let (_, c) = openCharacteristic(s) else { return [] }
@@ -92,7 +92,7 @@ public enum Reducer {
             s.valueFormats[c.id] = forward ? current.next : current.previous
             return []
         case .messageViewToggled:
-            guard let (_, c) = openCharacteristic(s) else { return [] }
+            guard let (_, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
             if s.streams.removeValue(forKey: c.id) == nil { s.streams[c.id] = StreamAssembly(marker: s.streamMarker) }
             return []
         case .recordingToggled:
@@ -107,7 +107,7 @@ public enum Reducer {
             s.showHelp.toggle()
             return []
         case .hookStarted:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
             // Empty, so that "off" typed as it reads detaches (the screen shows the current hook).
             s.input = InputLine(purpose: .hook(p, c.id))
             return []
@@ -178,6 +178,20 @@ public enum Reducer {
         guard case let .characteristic(pid, cid) = s.route,
               let (_, c) = s.peripherals[pid]?.characteristic(cid) else { return nil }
         return (pid, c)
+    }
+
+    static let noSubscription = "has no notifications or indications"
+
+    /// The open characteristic, if it has one of the properties `needs`; if it has none,
+    /// a warning says so (the hint line does not offer the key, but it can be pressed).
+    static func openCharacteristic(_ s: inout AppState, needs: CharacteristicProperties,
+                                   else refusal: String) -> (PeripheralID, GATTCharacteristic)? {
+        guard let (p, c) = openCharacteristic(s) else { return nil }
+        guard c.properties.intersection(needs).isEmpty else { return (p, c) }
+        let name = AssignedNumbers.characteristicName(c.uuid) ?? c.uuid.description
+        let flags = c.properties.flagNames.isEmpty ? "none" : c.properties.flagNames.joined(separator: ", ")
+        s.alert = Alert(.warning, "\(name) \(refusal) (properties: \(flags))", at: s.now)
+        return nil
     }
 
     // MARK: Cursor and navigation
