@@ -13,7 +13,7 @@ enum CharacteristicScreen {
         x += g.put(c.properties.flagNames.joined(separator: ", "), x: 1 + x, y: 2)
         if c.properties.canSubscribe {
             let on = s.subscriptions.contains(cid)
-            x += g.put("   Notify ", x: 1 + x, y: 2, style: .dimmed)
+            x += g.put(c.properties.indicatesOnly ? "   Indicate " : "   Notify ", x: 1 + x, y: 2, style: .dimmed)
             g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
         }
         let descriptors = c.descriptors.map { d -> String in descriptor(d, c, s) }
@@ -49,7 +49,7 @@ enum CharacteristicScreen {
                 g.put(format.render(latest.bytes, uuid: c.uuid), x: 1 + labelW + x, y: 7, style: .good,
                       maxWidth: g.width - labelW - x - 2)
             }
-            let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)"
+            let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(origin(latest, c)) at \(latest.at.clockTime)"
             let mx = g.put(meta, x: 1 + labelW, y: 8, style: .dimmed)
             // A sparkline of the numbers a known characteristic carries (heart rate, battery, ...).
             let numbers = (log?.history ?? []).filter { $0.error == nil }.suffix(48).compactMap { s.number(c, $0.bytes) }
@@ -86,7 +86,8 @@ enum CharacteristicScreen {
             let e = history[history.count - 1 - offset - i]
             let y = top + i
             var hx = g.put(e.at.clockTime, x: 1, y: y, style: .dimmed)
-            hx += g.put("  " + fit(e.origin.rawValue, 6), x: 1 + hx, y: y, style: e.origin == .write ? .warning : .accent)
+            hx += g.put("  " + fit(origin(e, c), c.properties.indicatesOnly ? 8 : 6), x: 1 + hx, y: y,
+                        style: e.origin == .write ? .warning : .accent)
             let hexW = min(36, max(12, g.width / 3))
             if let error = e.error {
                 // The bytes a write tried (as short as they are), then why it failed.
@@ -101,6 +102,12 @@ enum CharacteristicScreen {
                 : format.render(e.bytes, uuid: c.uuid)
             g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
         }
+    }
+
+    /// "read", "write", "notify", or "indicate" for a value notified by a characteristic
+    /// that indicates (and does not notify).
+    static func origin(_ e: ValueEntry, _ c: GATTCharacteristic) -> String {
+        e.origin == .notify && c.properties.indicatesOnly ? "indicate" : e.origin.rawValue
     }
 
     /// The attached hook (`a`) and how its events fared.

@@ -212,6 +212,30 @@ struct ScreenTests {
         #expect(Reducer.reduce(&s, .readRequested) == [.backend(.read(Self.hrm, AttributeID("/s/b/e")))])
     }
 
+    /// A characteristic that indicates (and does not notify) says "indicate", not "notify".
+    @Test func indicationsAreCalledIndications() {
+        var s = Self.connected()
+        let tm = AttributeID("/s/f/t")
+        s.peripherals[Self.hrm]!.services![1].characteristics.append(GATTCharacteristic(id: tm, uuid: "2A1C", properties: [.indicate]))
+        s.route = .characteristic(Self.hrm, tm)
+        _ = Reducer.reduce(&s, .backend(.notifyChanged(tm, enabled: true, nil), at: Self.t0 + 5))
+        _ = Reducer.reduce(&s, .backend(.valueNotified(tm, [0x00, 0x6E, 0x01, 0x00, 0xFF]), at: Self.t0 + 6))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines[2...11]), [
+            " Service Battery (180F)   Properties indicate   Indicate on",
+            "",
+            "",
+            " Value    00 6e 01 00 ff",
+            " Text     \"·n···\"",
+            " Decoded  36.6 °C",
+            "          5 bytes, indicate at 20:26:46.000",
+            "",
+            " HISTORY 1 value, newest first",
+            " 20:26:46.000  indicate  00 6e 01 00 ff              36.6 °C",
+        ])
+        #expect(lines[22] == "Indications on: Temperature Measurement")
+    }
+
     @Test func writePromptAndHelpOverlay() {
         var s = Self.connected()
         s.peripherals[Self.hrm]!.services![0].characteristics[0].properties = [.write, .notify]
