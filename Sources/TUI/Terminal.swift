@@ -50,7 +50,9 @@ public final class Terminal {
         nodelay(stdscr, true)
         set_escdelay(25)
         curs_set(0)
-        if has_colors() {
+        // no-color.org: a NO_COLOR that is set and not empty means no colours; bold,
+        // reverse and the other attributes still mark what matters.
+        if has_colors(), Self.colorsWanted(getenv("NO_COLOR").map { String(cString: $0) }) {
             start_color()
             use_default_colors()
             let colors: [(Color, Int16)] = [(.red, Int16(COLOR_RED)), (.green, Int16(COLOR_GREEN)),
@@ -63,6 +65,9 @@ public final class Terminal {
             }
         }
     }
+
+    /// Colours unless NO_COLOR is set to something (https://no-color.org).
+    nonisolated static func colorsWanted(_ noColor: String?) -> Bool { noColor?.isEmpty ?? true }
 
     /// A terminal that writes to `output` (a file) instead of the tty, with a fixed size:
     /// for benchmarks that count the bytes ncurses really emits for a frame.

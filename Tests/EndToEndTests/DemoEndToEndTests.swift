@@ -97,6 +97,25 @@ struct DemoEndToEndTests {
         try Self.expectRestored(t, exit: 130)
     }
 
+    /// NO_COLOR (no-color.org), set to anything, draws without colours; attributes stay.
+    @Test func noColorDrawsWithoutColours() throws {
+        let colour = try NSRegularExpression(pattern: "\u{1B}\\[([0-9]+;)*(3[0-7]|38|9[0-7])(;[0-9]+)*m")
+        func colours(_ screen: String) -> Int {
+            colour.numberOfMatches(in: screen, range: NSRange(screen.startIndex..., in: screen))
+        }
+        // (swift test itself runs its children with NO_COLOR=1.)
+        for (env, coloured) in [("unset NO_COLOR", true), ("export NO_COLOR=", true), ("export NO_COLOR=1", false), ("export NO_COLOR=yes", false)] {
+            let t = try Tmux("nocolor\(coloured)\(env.count)", command: env + "; " + wrapped("--demo"))
+            try t.waitFor(text: "Demo HRM")
+            usleep(300_000)
+            let screen = try t.run(["capture-pane", "-p", "-e", "-t", t.session]).text
+            #expect((colours(screen) > 0) == coloured, "\(env): \(colours(screen)) coloured runs")
+            #expect(screen.contains("\u{1B}[7m") || screen.contains(";7m") || screen.contains("[7;"), "reverse stays")
+            try t.keys("q")
+            try Self.expectRestored(t, exit: 0)
+        }
+    }
+
     @Test func resizeRedrawsAndTooSmallSaysSo() throws {
         let t = try Tmux("resize", command: wrapped("--demo"))
         try t.waitFor(text: "Demo HRM")
