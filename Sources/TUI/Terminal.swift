@@ -37,9 +37,16 @@ public final class Terminal {
         if tcgetattr(STDIN_FILENO, &savedTermios) == 0 { termiosSaved = true }
         // newterm, unlike initscr, reports an unknown TERM instead of exiting.
         screen = newterm(nil, stdout, stdin)
+        let term = getenv("TERM").map { String(cString: $0) } ?? "(unset)"
         guard screen != nil else {
-            let term = getenv("TERM").map { String(cString: $0) } ?? "(unset)"
             throw TerminalError(description: "cannot use terminal type '\(term)'")
+        }
+        guard bx_can_address_cursor() != 0 else {
+            // Nothing has been drawn yet: there is no screen to put back, only ncurses to let go.
+            delscreen(screen)
+            screen = nil
+            throw TerminalError(description: "terminal type '\(TerminalSafe.text(term))' cannot draw a full screen (it cannot move the cursor): "
+                                + "set TERM (e.g. xterm-256color), or use the headless commands")
         }
         active = true
         for sig in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] { signal(sig, restoreOnCrash) }

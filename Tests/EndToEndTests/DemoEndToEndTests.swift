@@ -116,6 +116,18 @@ struct DemoEndToEndTests {
         }
     }
 
+    /// TERM=dumb cannot show the app: one clear line and status 2, as an unknown TERM;
+    /// the headless commands still work there.
+    @Test func aDumbTerminalIsRefusedWithOneLine() throws {
+        let t = try Tmux("dumb", command: "export TERM=dumb; " + wrapped("--demo") )
+        let screen = try t.waitFor(text: "EXIT=")
+        #expect(screen.contains("bleexplr: terminal type 'dumb' cannot draw a full screen (it cannot move the cursor): "))
+        #expect(screen.contains("EXIT=2"))
+        let h = try Tmux("dumbscan", command: "export TERM=dumb; " + wrapped("--demo scan --duration 1"))
+        let out = try h.waitFor(text: "EXIT=")
+        #expect(out.contains("Demo HRM") && out.contains("EXIT=0"))
+    }
+
     @Test func resizeRedrawsAndTooSmallSaysSo() throws {
         let t = try Tmux("resize", command: wrapped("--demo"))
         try t.waitFor(text: "Demo HRM")
