@@ -15,6 +15,12 @@ static inline attr_t bx_attr_underline(void) { return A_UNDERLINE; }
 static inline attr_t bx_color_pair(short n) { return COLOR_PAIR(n); }
 static inline int bx_lines(void) { return LINES; }
 static inline int bx_cols(void) { return COLS; }
+/// The terminal can move the cursor anywhere (terminfo `cup`): `dumb` and other
+/// line-only terminals cannot show a full screen.
+static inline int bx_can_address_cursor(void) {
+    const char *cup = tigetstr("cup");
+    return cup != NULL && cup != (char *)-1;
+}
 
 /// Draws one grapheme (UTF-8, already sanitized) at y,x with attributes and color pair.
 static inline int bx_put(int y, int x, const wchar_t *wch, attr_t attrs, short pair) {

@@ -3,8 +3,6 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
-    static let hints = Keymap.hints(.characteristic)
-
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
         var x = g.put(Names.characteristic(c, s), x: 1, y: 1, style: .title)
@@ -15,7 +13,7 @@ enum CharacteristicScreen {
         x += g.put(c.properties.flagNames.joined(separator: ", "), x: 1 + x, y: 2)
         if c.properties.canSubscribe {
             let on = s.subscriptions.contains(cid)
-            x += g.put("   Notify ", x: 1 + x, y: 2, style: .dimmed)
+            x += g.put(c.properties.indicatesOnly ? "   Indicate " : "   Notify ", x: 1 + x, y: 2, style: .dimmed)
             g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
         }
         let descriptors = c.descriptors.map { d -> String in descriptor(d, c, s) }
@@ -51,19 +49,22 @@ enum CharacteristicScreen {
                 g.put(format.render(latest.bytes, uuid: c.uuid), x: 1 + labelW + x, y: 7, style: .good,
                       maxWidth: g.width - labelW - x - 2)
             }
-            let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(latest.origin.rawValue) at \(latest.at.clockTime)"
+            let meta = "\(latest.bytes.count) byte\(latest.bytes.count == 1 ? "" : "s"), \(origin(latest, c)) at \(latest.at.clockTime)"
             let mx = g.put(meta, x: 1 + labelW, y: 8, style: .dimmed)
             // A sparkline of the numbers a known characteristic carries (heart rate, battery, ...).
-            let numbers = (log?.history ?? []).suffix(48).compactMap { s.number(c, $0.bytes) }
+            let numbers = (log?.history ?? []).filter { $0.error == nil }.suffix(48).compactMap { s.number(c, $0.bytes) }
             if numbers.count >= 2 {
                 g.put("  " + sparkline(numbers), x: 1 + labelW + mx, y: 8, style: .accent,
                       maxWidth: max(0, g.width - labelW - mx - 3))
             }
         } else {
-            g.put(c.properties.contains(.read) || !(c.properties.contains(.write) || c.properties.contains(.writeWithoutResponse))
-                  ? "No value yet: r reads it" + (c.properties.canSubscribe ? ", n turns notifications on." : ".")
-                  : (c.properties.canSubscribe ? "No value yet: n turns notifications on, w writes." : "No value yet: w writes one."),
-                  x: 1, y: 5, style: .dimmed)
+            // Only what its properties allow.
+            var ways: [String] = []
+            if c.properties.contains(.read) { ways.append("r reads it") }
+            if c.properties.canSubscribe { ways.append("n turns \(c.properties.contains(.notify) ? "notifications" : "indications") on") }
+            if c.properties.contains(.write) || c.properties.contains(.writeWithoutResponse) { ways.append("w writes one") }
+            g.put(ways.isEmpty ? "No value yet: it can be neither read, written nor subscribed to."
+                               : "No value yet: " + ways.joined(separator: ", ") + ".", x: 1, y: 5, style: .dimmed)
         }
 
         if let target = s.attachedHooks[cid] {
@@ -74,9 +75,10 @@ enum CharacteristicScreen {
             drawMessages(stream, s, into: &g)
             return
         }
-        let count = log?.count ?? 0
+        let count = log?.count ?? 0, failures = log?.failures ?? 0
         g.put("HISTORY", x: 1, y: 10, style: Style(bold: true, dim: true))
-        g.put("\(count) value\(count == 1 ? "" : "s"), newest first", x: 9, y: 10, style: .dimmed)
+        g.put("\(count) value\(count == 1 ? "" : "s")" + (failures > 0 ? ", \(failures) failed" : "") + ", newest first",
+              x: 9, y: 10, style: .dimmed)
         let top = 11, visible = max(0, g.height - 13)
         let history = log?.history ?? []
         let offset = min(s.historyOffset, max(0, history.count - 1))
@@ -84,8 +86,15 @@ enum CharacteristicScreen {
             let e = history[history.count - 1 - offset - i]
             let y = top + i
             var hx = g.put(e.at.clockTime, x: 1, y: y, style: .dimmed)
-            hx += g.put("  " + fit(e.origin.rawValue, 6), x: 1 + hx, y: y, style: e.origin == .write ? .warning : .accent)
+            hx += g.put("  " + fit(origin(e, c), c.properties.indicatesOnly ? 8 : 6), x: 1 + hx, y: y,
+                        style: e.origin == .write ? .warning : .accent)
             let hexW = min(36, max(12, g.width / 3))
+            if let error = e.error {
+                // The bytes a write tried (as short as they are), then why it failed.
+                if !e.bytes.isEmpty { hx += g.put("  " + hex(e.bytes), x: 1 + hx, y: y, maxWidth: hexW + 2) }
+                g.put("  ✗ failed: " + error, x: 1 + hx, y: y, style: .error, maxWidth: max(0, g.width - hx - 3))
+                continue
+            }
             hx += g.put("  " + fit(hex(e.bytes), hexW), x: 1 + hx, y: y)
             let format = s.valueFormats[cid] ?? .decoded
             let meaning = format == .decoded
@@ -93,6 +102,12 @@ enum CharacteristicScreen {
                 : format.render(e.bytes, uuid: c.uuid)
             g.put("  " + meaning, x: 1 + hx, y: y, style: .plain, maxWidth: max(0, g.width - hx - 3))
         }
+    }
+
+    /// "read", "write", "notify", or "indicate" for a value notified by a characteristic
+    /// that indicates (and does not notify).
+    static func origin(_ e: ValueEntry, _ c: GATTCharacteristic) -> String {
+        e.origin == .notify && c.properties.indicatesOnly ? "indicate" : e.origin.rawValue
     }
 
     /// The attached hook (`a`) and how its events fared.

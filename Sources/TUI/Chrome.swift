@@ -43,7 +43,10 @@ enum Chrome {
             }
             var x = g.put(prompt, x: 0, y: msgY, style: .accent)
             x += g.put(input.text, x: x, y: msgY)
-            g.put("▏", x: x, y: msgY, style: .accent)
+            x += g.put("▏", x: x, y: msgY, style: .accent)
+            if case let .hook(_, cid) = input.purpose, input.text.isEmpty, let current = s.attachedHooks[cid] {
+                x += g.put("  now: " + current.typed, x: x, y: msgY, style: .dimmed)
+            }
             if let a = s.alert, a.level == .error {
                 let text = "  " + a.message
                 g.put(text, x: max(x + 2, g.width - CellGrid.columns(of: text)), y: msgY, style: .error)
@@ -74,7 +77,8 @@ enum Chrome {
             let problems = s.hookActivity.values.reduce(0) { $0 + $1.problems }
             items.append("↯\(fired) fired" + (problems > 0 ? ", \(problems) failed" : ""))
         }
-        items.append("\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")")
+        let devices = "\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")"
+        items.append(s.scan.isFiltering ? "\(ScanQuery.ids(s).count) of \(devices)" : devices)
         var x = g.put(" " + items.joined(separator: " · "), x: 0, y: barY, style: .bar)
         if let err = s.lastError {
             x += g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true),

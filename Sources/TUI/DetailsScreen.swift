@@ -3,8 +3,6 @@ import Explorer
 /// Everything a device broadcasts, before connecting (or for a beacon, instead of it):
 /// decoded advertisement fields, beacon contents with a distance estimate, RSSI history.
 enum DetailsScreen {
-    static let hints = Keymap.hints(.details)
-
     static func draw(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid] else { return }
         var x = g.put(p.name ?? "(unnamed)", x: 1, y: 1, style: .title, maxWidth: 32)

@@ -3,7 +3,7 @@ import Explorer
 /// iBeacon regions (`b`): each region inside or outside and since when, the beacons
 /// heard in it with their RSSI and whether they hold it, then the latest transitions.
 enum RegionsScreen {
-    static let hints = Keymap.hints(.regions) + " · regions come from --region NAME=UUID[:MAJOR[:MINOR]]"
+    static let hintsSuffix = " · regions come from --region NAME=UUID[:MAJOR[:MINOR]]"
 
     static func draw(_ s: AppState, into g: inout CellGrid) {
         let p = s.regionWatch, cfg = p.config

@@ -20,19 +20,19 @@ public enum Router {
         switch s.route {
         case .scan:
             ScanScreen.draw(s, into: &g)
-            hints = ScanScreen.hints
+            hints = Keymap.hints(for: s)
         case let .details(pid):
             DetailsScreen.draw(s, pid, into: &g)
-            hints = DetailsScreen.hints
+            hints = Keymap.hints(for: s)
         case let .device(pid):
             DeviceScreen.draw(s, pid, into: &g)
-            hints = DeviceScreen.hints
+            hints = Keymap.hints(for: s)
         case let .characteristic(pid, cid):
             CharacteristicScreen.draw(s, pid, cid, into: &g)
-            hints = CharacteristicScreen.hints
+            hints = Keymap.hints(for: s)
         case .regions:
             RegionsScreen.draw(s, into: &g)
-            hints = RegionsScreen.hints
+            hints = Keymap.hints(for: s) + RegionsScreen.hintsSuffix
         }
         Chrome.drawBottom(s, hints: hints, into: &g)
         if s.showHelp { HelpOverlay.draw(into: &g) }

@@ -2,8 +2,6 @@ import Explorer
 
 /// Scan list: every peripheral heard, with live RSSI, advertisement summary and age.
 enum ScanScreen {
-    static let hints = Keymap.hints(.scan)
-
     static func draw(_ s: AppState, into g: inout CellGrid) {
         let ids = ScanQuery.ids(s)
         let nameW = max(12, min(32, (g.width - 48) / 2))
@@ -13,15 +11,7 @@ enum ScanScreen {
         header += fit("ADVERTISEMENT", summaryW) + rightAligned("AGE", 4)
         g.put(header, x: 0, y: 1, style: Style(bold: true, dim: true))
 
-        var active: [String] = []
-        if let floor = s.scan.minRSSI { active.append("≥\(floor) dBm") }
-        if s.scan.connectableOnly { active.append("connectable") }
-        if s.scan.hideUnnamed { active.append("named") }
-        if !active.isEmpty {
-            let label = " only " + active.joined(separator: ", ") + " "
-            g.put(label, x: max(0, g.width - CellGrid.columns(of: label) - 1), y: 1, style: .warning)
-        }
-        let rightEdge = active.isEmpty ? g.width : g.width - CellGrid.columns(of: " only " + active.joined(separator: ", ") + " ") - 1
+        drawView(s, into: &g)
         let top = 2, visible = max(0, g.height - 4)
         if ids.isEmpty {
             let hidden = !s.peripherals.isEmpty
@@ -65,8 +55,25 @@ enum ScanScreen {
         }
         if ids.count > visible {
             let page = " \(first + 1)-\(min(ids.count, first + visible)) of \(ids.count) "
-            g.put(page, x: max(0, rightEdge - CellGrid.columns(of: page) - (active.isEmpty ? 1 : 0)), y: 1, style: .dimmed)
+            g.put(page, x: max(0, g.width - CellGrid.columns(of: page) - 1), y: 1, style: .dimmed)
         }
+    }
+
+    /// On the right of the top bar: every filter that hides devices (text, RSSI floor,
+    /// connectable only, named only), and the order, so a filtered list never looks whole.
+    static func drawView(_ s: AppState, into g: inout CellGrid) {
+        var active: [String] = []
+        if !s.scan.filter.isEmpty { active.append("filter \"" + fit(s.scan.filter, min(24, CellGrid.columns(of: s.scan.filter))) + "\"") }
+        if let floor = s.scan.minRSSI { active.append("≥\(floor) dBm") }
+        let only = (s.scan.connectableOnly ? ["connectable"] : []) + (s.scan.hideUnnamed ? ["named"] : [])
+        if !only.isEmpty { active.append("only " + only.joined(separator: ", ")) }
+        let filters = active.isEmpty ? "" : " " + active.joined(separator: " · ") + " ·"
+        let sort = " sort \(s.scan.sort.rawValue)"
+        let room = g.width - CellGrid.columns(of: Chrome.breadcrumb(s).joined(separator: " › ")) - 12
+        let shown = fit(filters, max(0, min(CellGrid.columns(of: filters), room - CellGrid.columns(of: sort))))
+        let x = g.width - CellGrid.columns(of: shown) - CellGrid.columns(of: sort)
+        g.put(shown, x: x, y: 0, style: Style(color: .yellow, bold: true, reverse: true))
+        g.put(sort, x: x + CellGrid.columns(of: shown), y: 0, style: .bar)
     }
 
     static func rssiText(_ p: Peripheral) -> String {

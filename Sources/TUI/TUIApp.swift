@@ -34,7 +34,12 @@ public final class TUIApp {
         runner.onQuit = { [unowned self] in self.loop.stop() }
         SignalPipe.install([SIGINT, SIGTERM, SIGHUP, SIGUSR1], loop: loop) { [unowned self] sig in
             switch sig {
-            case SIGINT: self.exitCode = 130; self.store.send(.quitRequested)
+            // Ctrl-C reaches us as SIGINT (cbreak keeps ISIG, so Ctrl-Z still suspends): it
+            // means what the key table says, which in a prompt is cancel, not quit.
+            case SIGINT:
+                let action = Keymap.action(for: .ctrl("c"), in: self.store.state) ?? .quitRequested
+                if action == .quitRequested { self.exitCode = 130 }
+                self.store.send(action)
             case SIGTERM: self.exitCode = 143; self.store.send(.quitRequested)
             case SIGHUP: self.exitCode = 129; self.store.send(.quitRequested)
             default: self.onSignal?(sig)
@@ -60,12 +65,13 @@ public final class TUIApp {
 
     private func readInput() {
         for key in terminal.readKeys() {
-            if key == .resize {
+            let action = key == .resize ? .repaintRequested : Keymap.action(for: key, in: store.state)
+            if action == .repaintRequested {
                 terminal.invalidate()
                 dirty = true
                 continue
             }
-            if let action = Keymap.action(for: key, in: store.state) { store.send(action) }
+            if let action { store.send(action) }
         }
     }
 

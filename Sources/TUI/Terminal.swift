@@ -37,9 +37,16 @@ public final class Terminal {
         if tcgetattr(STDIN_FILENO, &savedTermios) == 0 { termiosSaved = true }
         // newterm, unlike initscr, reports an unknown TERM instead of exiting.
         screen = newterm(nil, stdout, stdin)
+        let term = getenv("TERM").map { String(cString: $0) } ?? "(unset)"
         guard screen != nil else {
-            let term = getenv("TERM").map { String(cString: $0) } ?? "(unset)"
             throw TerminalError(description: "cannot use terminal type '\(term)'")
+        }
+        guard bx_can_address_cursor() != 0 else {
+            // Nothing has been drawn yet: there is no screen to put back, only ncurses to let go.
+            delscreen(screen)
+            screen = nil
+            throw TerminalError(description: "terminal type '\(TerminalSafe.text(term))' cannot draw a full screen (it cannot move the cursor): "
+                                + "set TERM (e.g. xterm-256color), or use the headless commands")
         }
         active = true
         for sig in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] { signal(sig, restoreOnCrash) }
@@ -50,7 +57,9 @@ public final class Terminal {
         nodelay(stdscr, true)
         set_escdelay(25)
         curs_set(0)
-        if has_colors() {
+        // no-color.org: a NO_COLOR that is set and not empty means no colours; bold,
+        // reverse and the other attributes still mark what matters.
+        if has_colors(), Self.colorsWanted(getenv("NO_COLOR").map { String(cString: $0) }) {
             start_color()
             use_default_colors()
             let colors: [(Color, Int16)] = [(.red, Int16(COLOR_RED)), (.green, Int16(COLOR_GREEN)),
@@ -63,6 +72,9 @@ public final class Terminal {
             }
         }
     }
+
+    /// Colours unless NO_COLOR is set to something (https://no-color.org).
+    nonisolated static func colorsWanted(_ noColor: String?) -> Bool { noColor?.isEmpty ?? true }
 
     /// A terminal that writes to `output` (a file) instead of the tty, with a fixed size:
     /// for benchmarks that count the bytes ncurses really emits for a frame.

@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 import Explorer
 
-
 /// What the process does: the app, or one command without a screen.
 enum Verb {
     case app

@@ -79,6 +79,55 @@ struct DemoEndToEndTests {
         try Self.expectRestored(t, exit: 130)
     }
 
+    /// Ctrl-C in a prompt cancels the prompt (as the help says), and the links stay up;
+    /// outside one it quits.
+    @Test func ctrlCInAPromptCancelsIt() throws {
+        let t = try Tmux("ctrlcprompt", command: wrapped("--demo"))
+        try t.waitFor(text: "Demo HRM")
+        try t.keys("/")
+        try t.literal("zzz")
+        try t.waitFor(text: "/ filter: zzz")
+        try t.keys("C-c")
+        let after = try t.waitFor("the prompt closed") { !$0.contains("/ filter:") }
+        #expect(!after.contains("EXIT="))
+        #expect(after.contains("Demo HRM"))   // cancelled: the filter is gone too
+        try t.keys("C-l")                      // repaints, changes nothing
+        try t.waitFor(text: "Demo HRM")
+        try t.keys("C-c")
+        try Self.expectRestored(t, exit: 130)
+    }
+
+    /// NO_COLOR (no-color.org), set to anything, draws without colours; attributes stay.
+    @Test func noColorDrawsWithoutColours() throws {
+        let colour = try NSRegularExpression(pattern: "\u{1B}\\[([0-9]+;)*(3[0-7]|38|9[0-7])(;[0-9]+)*m")
+        func colours(_ screen: String) -> Int {
+            colour.numberOfMatches(in: screen, range: NSRange(screen.startIndex..., in: screen))
+        }
+        // (swift test itself runs its children with NO_COLOR=1.)
+        for (env, coloured) in [("unset NO_COLOR", true), ("export NO_COLOR=", true), ("export NO_COLOR=1", false), ("export NO_COLOR=yes", false)] {
+            let t = try Tmux("nocolor\(coloured)\(env.count)", command: env + "; " + wrapped("--demo"))
+            try t.waitFor(text: "Demo HRM")
+            usleep(300_000)
+            let screen = try t.run(["capture-pane", "-p", "-e", "-t", t.session]).text
+            #expect((colours(screen) > 0) == coloured, "\(env): \(colours(screen)) coloured runs")
+            #expect(screen.contains("\u{1B}[7m") || screen.contains(";7m") || screen.contains("[7;"), "reverse stays")
+            try t.keys("q")
+            try Self.expectRestored(t, exit: 0)
+        }
+    }
+
+    /// TERM=dumb cannot show the app: one clear line and status 2, as an unknown TERM;
+    /// the headless commands still work there.
+    @Test func aDumbTerminalIsRefusedWithOneLine() throws {
+        let t = try Tmux("dumb", command: "export TERM=dumb; " + wrapped("--demo") )
+        let screen = try t.waitFor(text: "EXIT=")
+        #expect(screen.contains("bleexplr: terminal type 'dumb' cannot draw a full screen (it cannot move the cursor): "))
+        #expect(screen.contains("EXIT=2"))
+        let h = try Tmux("dumbscan", command: "export TERM=dumb; " + wrapped("--demo scan --duration 1"))
+        let out = try h.waitFor(text: "EXIT=")
+        #expect(out.contains("Demo HRM") && out.contains("EXIT=0"))
+    }
+
     @Test func resizeRedrawsAndTooSmallSaysSo() throws {
         let t = try Tmux("resize", command: wrapped("--demo"))
         try t.waitFor(text: "Demo HRM")
@@ -159,7 +208,7 @@ struct CommandLineTests {
         (code, out) = try Self.run(["--demo", "read", "E4:1C:22:5D:90:11", "2A37"])
         #expect(code == 1 && out == "bleexplr: read failed: NotPermitted: Read not permitted\n")
         (code, out) = try Self.run(["--demo", "write", "E4:1C:22:5D:90:11", "2A39", "02"])
-        #expect(code == 1 && out.hasPrefix("bleexplr: write failed: Failed: Operation failed with ATT error: 0x80"))
+        #expect(code == 1 && out.hasPrefix("bleexplr: write failed: Operation failed with ATT error: 0x80"))
         (code, out) = try Self.run(["--demo", "write", "FC:58:FA:1A:2B:3C", "2A06", "02", "--without-response"])
         #expect(code == 0 && out == "wrote 1 byte\n")
         (code, out) = try Self.run(["--demo", "notify", "E4:1C:22:5D:90:11", "2A37", "--count", "3", "--json"])

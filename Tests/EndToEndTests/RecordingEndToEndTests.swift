@@ -71,6 +71,40 @@ struct RecordingEndToEndTests {
         try Self.validate(path)
     }
 
+    /// `R` in a replay is named from the replay's clock: the file being replayed. It gets a
+    /// new name instead; `--record` on a taken name is refused before anything starts.
+    @Test func recordingNeverOverwritesAFile() throws {
+        let dir = tempPath("noclobber")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t = try Tmux("noclob1", command: "cd '\(dir)' && " + wrapped("--demo"))
+        try t.waitFor(text: "Demo HRM")
+        try t.keys("R")
+        try t.waitFor(text: "● REC bleexplr-")
+        usleep(1_200_000)
+        try t.keys("R")
+        try t.waitFor(text: "Recording saved")
+        try t.keys("q")
+        try t.waitFor(text: "EXIT=0")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: dir).first { $0.hasSuffix(".jsonl") })
+        let original = try String(contentsOfFile: dir + "/" + name, encoding: .utf8)
+
+        let r = try Tmux("noclob2", command: "cd '\(dir)' && " + wrapped("replay '\(name)' --paused"))
+        try r.waitFor(text: "replay ❚❚")
+        try r.keys("R")
+        let numbered = String(name.dropLast(6)) + "-2.jsonl"
+        try r.waitFor(text: "Recording to \(numbered) (\(name) exists)")
+        try r.keys("q")
+        try r.waitFor(text: "EXIT=0")
+        #expect(try String(contentsOfFile: dir + "/" + name, encoding: .utf8) == original)
+        #expect(FileManager.default.fileExists(atPath: dir + "/" + numbered))
+
+        let (code, out) = try spawn(Tmux.binary, ["--demo", "--record", dir + "/" + name, "read", "E4:1C:22:5D:90:11", "2A38"])
+        #expect(code == 2)
+        #expect(out == "bleexplr: \(dir)/\(name) exists: a recording never overwrites a file (choose another name)\n")
+        #expect(try String(contentsOfFile: dir + "/" + name, encoding: .utf8) == original)
+    }
+
     /// Validates a recording against docs/recording.schema.json with python3-jsonschema.
     static func validate(_ path: String) throws {
         let (status, out) = try spawn("/usr/bin/python3", [

@@ -23,6 +23,16 @@ struct KeyTableTests {
                 }
             }
         }
+        // Ctrl-C cancels a prompt and quits elsewhere; Ctrl-L repaints everywhere.
+        var s = AppState(now: Timestamp(0))
+        #expect(Keymap.action(for: .ctrl("c"), in: s) == .quitRequested)
+        #expect(Keymap.action(for: .ctrl("l"), in: s) == .repaintRequested)
+        s.input = InputLine(purpose: .filter, text: "x")
+        #expect(Keymap.action(for: .ctrl("c"), in: s) == .inputCancelled)
+        #expect(Keymap.action(for: .ctrl("l"), in: s) == .repaintRequested)
+        s.input = nil
+        s.showHelp = true
+        #expect(Keymap.action(for: .ctrl("c"), in: s) == .quitRequested)
         #expect(Keymap.hints(.scan) == "Enter connect · i details · / filter · o sort · s scan · R rec · ? help · q quit")
     }
 }

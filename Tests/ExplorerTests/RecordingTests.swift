@@ -95,4 +95,36 @@ struct RecordingTests {
         #expect(s.recording == .off)
         #expect(s.lastError == "Recording stopped: writing a.jsonl failed: No space left on device")
     }
+
+    /// A recording never replaces a file: `--record` refuses a taken name, `R` numbers it.
+    @Test func aTakenNameIsRefusedOrNumberedNeverTruncated() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bx-rec-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let taken = dir + "/session.jsonl"
+        try "precious\n".write(toFile: taken, atomically: true, encoding: .utf8)
+        let header = RecordingFormat.Header(started: Fixture.t0, backend: "simulated", adapter: "sim0", seed: nil)
+        #expect(Recorder.isTaken(taken))
+        #expect(throws: RecorderError(description: "\(taken) exists: a recording never overwrites a file (choose another name)")) {
+            _ = try Recorder(path: taken, header: header)
+        }
+        let r = try Recorder(path: taken, header: header, renameIfTaken: true)
+        #expect(r.path == dir + "/session-2.jsonl")
+        let r3 = try Recorder(path: taken, header: header, renameIfTaken: true)
+        #expect(r3.path == dir + "/session-3.jsonl")
+        #expect(try String(contentsOfFile: taken, encoding: .utf8) == "precious\n")
+        #expect(Recorder.numbered("a.b/rec", 2) == "a.b/rec-2")
+        #expect(Recorder.numbered("./.hidden", 4) == "./.hidden-4")
+    }
+
+    @Test func rNumbersATakenNameAndSaysWhich() {
+        var s = Fixture.scanning()
+        #expect(Reducer.reduce(&s, .recordingToggled)
+                == [.startRecording(path: "bleexplr-\(s.now.compact).jsonl", renameIfTaken: true)])
+        // The command line's --record is checked before the app starts, and not renamed.
+        #expect(Reducer.reduce(&s, .appStarted(recordTo: "x.jsonl")).contains(.startRecording(path: "x.jsonl")))
+        _ = Reducer.reduce(&s, .recordingStarted(path: "s-2.jsonl", instead: "s.jsonl"))
+        #expect(s.alert?.message == "Recording to s-2.jsonl (s.jsonl exists)")
+        #expect(s.recording == .on(path: "s-2.jsonl"))
+    }
 }

@@ -73,7 +73,7 @@ struct NavigationTests {
         #expect(s.peripherals[Fixture.hrm]?.connection == .disconnecting)
         Fixture.apply(&s, .disconnected(Fixture.hrm, .local))
         #expect(s.route == .scan)
-        #expect(s.alert?.level == .info)
+        #expect(s.alert?.level == .info && s.alert?.message == "Disconnected from Demo HRM")
         #expect(s.lastError == nil)
     }
 
@@ -97,6 +97,16 @@ struct NavigationTests {
         s.scan.cursor = Fixture.hrm
         _ = Reducer.reduce(&s, .rowActivated)
         #expect(Reducer.reduce(&s, .backRequested) == [.backend(.disconnect(Fixture.hrm))])
+        // The link goes down as asked: a cancelled connection, not a "disconnected by user".
+        Fixture.apply(&s, .disconnected(Fixture.hrm, .local), after: 0.3)
+        #expect(s.alert?.level == .info && s.alert?.message == "Connection to Demo HRM cancelled")
+        #expect(s.pendingConnection == nil && s.lastError == nil)
+        // Or the attempt fails because it was aborted: cancelled too.
+        _ = Reducer.reduce(&s, .rowActivated)
+        _ = Reducer.reduce(&s, .backRequested)
+        Fixture.apply(&s, .connectFailed(Fixture.hrm, .failed("le-connection-abort-by-local")), after: 0.6)
+        #expect(s.alert?.message == "Connection to Demo HRM cancelled" && s.lastError == nil)
+        #expect(s.peripherals[Fixture.hrm]?.connection == .disconnected)
     }
 
     @Test func connectFailureIsShownAndClearsThePending() {
@@ -105,8 +115,11 @@ struct NavigationTests {
         _ = Reducer.reduce(&s, .rowActivated)
         Fixture.apply(&s, .connectFailed(Fixture.hrm, .failed("le-connection-abort-by-local")))
         #expect(s.pendingConnection == nil)
-        #expect(s.lastError == "Connection to Demo HRM failed: Failed: le-connection-abort-by-local")
-        #expect(s.peripherals[Fixture.hrm]?.connection == .failed(reason: "Failed: le-connection-abort-by-local"))
+        // BlueZ's catch-all "Failed" is not said twice.
+        #expect(s.lastError == "Connection to Demo HRM failed: le-connection-abort-by-local")
+        #expect(s.peripherals[Fixture.hrm]?.connection == .failed(reason: "le-connection-abort-by-local"))
+        #expect(BackendError.failed("Operation failed with ATT error: 0x80").description == "Operation failed with ATT error: 0x80")
+        #expect(BackendError.notPermitted("Read not permitted").description == "NotPermitted: Read not permitted")
     }
 
     @Test func enterOnABeaconShowsItsAdvertisementInstead() {
@@ -135,6 +148,24 @@ struct ScanListTests {
         #expect(s.scan.cursor == Fixture.itag)
         _ = Reducer.reduce(&s, .cursorMoved(.down))
         #expect(s.scan.cursor == Fixture.hrm)
+    }
+
+    /// Before any key: the top row's device is selected by ID, and Enter connects it even
+    /// after a stronger device has moved above it.
+    @Test func theSelectionFollowsADeviceFromTheStart() {
+        var s = AppState(now: Fixture.t0)
+        s.adapter = AdapterStatus(name: "sim0", power: .on, discovering: true)
+        Fixture.apply(&s, Fixture.report(Fixture.itag, name: "Demo iTag", rssi: -60))
+        #expect(s.scan.cursor == Fixture.itag)
+        Fixture.apply(&s, Fixture.report(Fixture.hrm, name: "Demo HRM", rssi: -50), after: 1)
+        #expect(ScanQuery.ids(s) == [Fixture.hrm, Fixture.itag])
+        #expect(s.scan.cursor == Fixture.itag)
+        #expect(Reducer.reduce(&s, .rowActivated) == [.backend(.connect(Fixture.itag))])
+        // Hidden by a filter: the selection moves to the top row that is shown.
+        var f = Fixture.scanning()
+        f.scan.cursor = Fixture.beacon
+        _ = Reducer.reduce(&f, .connectableOnlyToggled)
+        #expect(f.scan.cursor == Fixture.hrm)
     }
 
     @Test func filterMatchesNameAddressServiceAndCompany() {
@@ -231,8 +262,10 @@ struct ScanListTests {
 
 @Suite("Reducer: characteristic screen")
 struct CharacteristicTests {
+    /// Heart Rate Measurement, made readable and writable as well, so every key applies.
     static func open() -> AppState {
         var s = Fixture.connectedHRM()
+        s.peripherals[Fixture.hrm]!.services![0].characteristics[0].properties = [.read, .write, .notify]
         s.route = .characteristic(Fixture.hrm, Fixture.hrmChar)
         return s
     }

@@ -106,7 +106,10 @@ struct SimulationTests {
         w.handle(.setNotify(Fixture.hrm, hrm.id, true), at: 5.4)
         events = Self.run(w, &s, to: 9)
         #expect(s.subscriptions.contains(hrm.id))
-        let values = s.values[hrm.id]!.history.map(\.bytes)
+        // The failed read is history too (first), then the values notified.
+        let log = s.values[hrm.id]!
+        #expect(log.history.first?.error == "NotPermitted: Read not permitted" && log.failures == 1)
+        let values = log.history.filter { $0.error == nil }.map(\.bytes)
         #expect(values.count >= 3)
         for v in values { #expect(ValueDecoder.decode("2A37", v)?.contains(" bpm") == true) }
         w.handle(.disconnect(Fixture.hrm), at: 9)

@@ -71,4 +71,28 @@ struct DecodingScreenTests {
         _ = Reducer.reduce(&s, .formatCycled(forward: true))
         #expect(ScreenTests.render(s, 120, 24)[7].hasPrefix(" As       hex  29 09"))
     }
+
+    /// 128-bit UUIDs in the device tree: whole where there is room, else the first group,
+    /// the group that tells them apart and the end (they were cut to "B1E5E1A0-000").
+    @Test func longUUIDsKeepWhatTellsThemApart() {
+        var s = ScreenTests.connected()
+        let base = "B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FF"
+        s.peripherals[ScreenTests.hrm]?.services?.append(GATTService(id: AttributeID("/s/v"), uuid: DemoCatalog.bikeVendorService, characteristics: [
+            GATTCharacteristic(id: AttributeID("/s/v/1"), uuid: DemoCatalog.bikeVendorCharacteristic, properties: [.read]),
+            GATTCharacteristic(id: AttributeID("/s/v/2"), uuid: "B1E5E1A0-0003-4C7A-9E3B-2D8F00C0FFEE", properties: [.write]),
+            GATTCharacteristic(id: AttributeID("/s/v/3"), uuid: BLEUUID(base + "00")!, properties: [.notify]),
+            GATTCharacteristic(id: AttributeID("/s/v/4"), uuid: "B1E5E1A0-0003-4C7A-9E3C-2D8F00C0FFEE", properties: [.read]),
+        ]))
+        var lines = ScreenTests.render(s)
+        ScreenTests.expectLines(Array(lines[8...12]), [
+            " ▾ Unknown Service                        B1E5E1A0-0001-4C7A-9E3B-2D8F00C0FFEE",
+            "     Unknown Characteristic               B1E5E1A0-0002…C0FFEE  read",
+            "     Unknown Characteristic               B1E5E1A0-0003…9E3B…C0FFEE  write",
+            "     Unknown Characteristic               B1E5E1A0-0002…C0FF00  notify",
+            "     Unknown Characteristic               B1E5E1A0…9E3C…C0FFEE  read",
+        ])
+        lines = ScreenTests.render(s, 132, 30)
+        #expect(lines[9].hasSuffix("B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FFEE  read"))
+        #expect(lines[11].hasSuffix("B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FF00  notify"))
+    }
 }

@@ -51,10 +51,14 @@ struct HookAndRegionScreenTests {
         let attached = Self.type(&s, "post http://127.0.0.1:8080/press")
         guard case .attachHook(T.hrmChar, .post(let h)?)? = attached.first else { Issue.record("\(attached)"); return }
         #expect(h.url == "http://127.0.0.1:8080/press")
-        // `a` again starts from what is attached; "off" detaches, and says so.
+        // `a` again opens empty, with what is attached as a hint; "off" (typed as the
+        // README says) detaches, and says so.
         _ = Reducer.reduce(&s, .hookStarted)
-        #expect(s.input?.text == "post http://127.0.0.1:8080/press")
-        #expect(Self.type(&s, "off") == [.attachHook(T.hrmChar, nil)])
+        #expect(s.input?.text == "")
+        #expect(T.render(s)[22] == "hook (exec CMD · post URL · off): ▏  now: post http://127.0.0.1:8080/press")
+        _ = Reducer.reduce(&s, .inputEdited(.insert("off")))
+        #expect(T.render(s)[22] == "hook (exec CMD · post URL · off): off▏")
+        #expect(Reducer.reduce(&s, .inputSubmitted) == [.attachHook(T.hrmChar, nil)])
         #expect(s.attachedHooks.isEmpty && s.alert?.message == "Hook detached")
         #expect(!T.render(s)[9].contains("Action"))
         // Notifications no longer fire anything.

@@ -18,6 +18,24 @@ struct ReplayScreenTests {
         #expect(lines[23].hasPrefix(" replay ❚❚ 10x 0:12/1:15 paused (2 bad lines skipped) · sim0 on"))
     }
 
+    /// A replay's hint lines offer its own keys, and not what the past refuses (scan,
+    /// connect, disconnect, read, write, notify).
+    @Test func hintsOfferTheReplaysKeys() {
+        var s = ScreenTests.state()
+        s.replay = ReplayStatus(start: ScreenTests.t0, end: ScreenTests.t0 + 75, position: ScreenTests.t0 + 12,
+                                speed: .one, paused: false, finished: false, skipped: 0)
+        s.alert = nil
+        #expect(ScreenTests.render(s)[22] == "Enter open · / filter · o sort · p pause · x speed · [ ] seek · ? help · q quit")
+        var c = ScreenTests.connected()
+        c.replay = s.replay
+        c.alert = nil
+        #expect(ScreenTests.render(c)[22] == "Enter open · Tab fold · p pause · x speed · [ ] seek · Esc back · ? help")
+        c.route = .characteristic(ScreenTests.hrm, ScreenTests.hrmChar)
+        #expect(ScreenTests.render(c)[22] == "f format · m messages · a hook · p pause · x speed · [ ] seek · Esc back")
+        c.replay = nil
+        #expect(ScreenTests.render(c)[22] == "n notify · f format · m messages · a hook · Esc back")
+    }
+
     @Test func helpListsTheReplayKeysAndFits80x24() {
         var s = ScreenTests.state()
         s.showHelp = true

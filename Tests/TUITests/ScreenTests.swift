@@ -41,7 +41,7 @@ struct ScreenTests {
     @Test func scanList() {
         let lines = Self.render(Self.state())
         Self.expectLines(Array(lines.prefix(7)), [
-            " bleexplr │ Scan",
+            " bleexplr │ Scan                                                       sort RSSI",
             "  NAME             ADDRESS           RSSI       ADVERTISEMENT               AGE",
             "▶ Demo HRM         E4:1C:22:5D:90:11  -52 ████░ Nordic Semiconductor · He…   3s",
             "  Demo iTag        FC:58:FA:1A:2B:3C  -61 ███░░ iTag Button · tx 0 dBm       3s",
@@ -57,9 +57,21 @@ struct ScreenTests {
         var s = Self.state()
         _ = Reducer.reduce(&s, .connectableOnlyToggled)
         _ = Reducer.reduce(&s, .minRSSIChanged(step: 5))
-        let lines = Self.render(s)
-        #expect(lines[1].hasSuffix(" only ≥-100 dBm, connectable"))
+        var lines = Self.render(s)
+        #expect(lines[0] == " bleexplr │ Scan                        ≥-100 dBm · only connectable · sort RSSI")
         #expect(!lines.joined().contains("6B:2E:91:3C:4D:5E"))
+        #expect(lines[23] == " sim0 on · scanning · 3 of 4 devices                                     ? help")
+        // A filter accepted with Enter stays in sight, with the sort and every other filter.
+        _ = Reducer.reduce(&s, .filterStarted)
+        _ = Reducer.reduce(&s, .inputEdited(.insert("demo")))
+        _ = Reducer.reduce(&s, .inputSubmitted)
+        _ = Reducer.reduce(&s, .sortCycled)
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
+        lines = Self.render(s)
+        #expect(lines[0] == " bleexplr │ Scan filter \"demo\" · ≥-100 dBm · only connectable, named · sort name")
+        #expect(lines[23] == " sim0 on · scanning · 2 of 4 devices                                     ? help")
+        _ = Reducer.reduce(&s, .backRequested)   // Esc clears the text
+        _ = Reducer.reduce(&s, .hideUnnamedToggled)
         _ = Reducer.reduce(&s, .hideUnnamedToggled)
         for _ in 0..<20 { _ = Reducer.reduce(&s, .minRSSIChanged(step: 5)) }
         #expect(Self.render(s)[3] == "  4 devices hidden by c, u or the RSSI floor (+ -).")
@@ -148,8 +160,85 @@ struct ScreenTests {
         #expect(lines[22] == "Notifications on: Heart Rate Measurement")
     }
 
+    /// Failed reads and writes are history too, marked with their error; the value shown
+    /// stays the last one that was read.
+    @Test func failedReadsAndWritesAreInTheHistory() {
+        var s = Self.connected()
+        let bsl = AttributeID("/s/b/e")
+        s.route = .characteristic(Self.hrm, bsl)
+        _ = Reducer.reduce(&s, .backend(.readCompleted(bsl, .success([1])), at: Self.t0 + 5))
+        _ = Reducer.reduce(&s, .backend(.writeCompleted(bsl, [0x02], .request, .failed("Operation failed with ATT error: 0x80")),
+                                        at: Self.t0 + 6))
+        _ = Reducer.reduce(&s, .backend(.readCompleted(bsl, .failure(.notPermitted("Read not permitted"))), at: Self.t0 + 7))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines[5...14]), [
+            " Value    01",
+            " Text     \"·\"",
+            " Decoded  Chest",
+            "          1 byte, read at 20:26:45.000",
+            "",
+            " HISTORY 1 value, 2 failed, newest first",
+            " 20:26:47.000  read    ✗ failed: NotPermitted: Read not permitted",
+            " 20:26:46.000  write   02  ✗ failed: Operation failed with ATT error: 0x80",
+            " 20:26:45.000  read    01                          Chest",
+            "",
+        ])
+    }
+
+    /// Keys and hints as the properties allow: a notify-only characteristic is not offered
+    /// `r` or `w`, a read-only one no `w`, `n`, `m` or `a`; pressed anyway, they say why.
+    @Test func onlyWhatThePropertiesAllowIsOffered() {
+        var s = Self.connected()
+        s.route = .characteristic(Self.hrm, Self.hrmChar)
+        s.alert = nil
+        var lines = Self.render(s)
+        #expect(lines[5] == " No value yet: n turns notifications on.")
+        #expect(lines[22] == "n notify · f format · m messages · a hook · Esc back")
+        #expect(Reducer.reduce(&s, .readRequested) == [])
+        #expect(s.alert == Alert(.warning, "Heart Rate Measurement cannot be read (properties: notify)", at: s.now))
+        _ = Reducer.reduce(&s, .writeStarted)
+        #expect(s.input == nil)
+        #expect(Self.render(s)[22] == "Heart Rate Measurement cannot be written (properties: notify)")
+        s.route = .characteristic(Self.hrm, AttributeID("/s/b/e"))
+        s.alert = nil
+        lines = Self.render(s)
+        #expect(lines[5] == " No value yet: r reads it.")
+        #expect(lines[22] == "r read · f format · Esc back")
+        for action in [Action.notifyToggled, .messageViewToggled, .hookStarted] {
+            #expect(Reducer.reduce(&s, action) == [])
+            #expect(s.alert?.message == "Body Sensor Location has no notifications or indications (properties: read)")
+        }
+        #expect(s.input == nil && s.streams.isEmpty)
+        #expect(Reducer.reduce(&s, .readRequested) == [.backend(.read(Self.hrm, AttributeID("/s/b/e")))])
+    }
+
+    /// A characteristic that indicates (and does not notify) says "indicate", not "notify".
+    @Test func indicationsAreCalledIndications() {
+        var s = Self.connected()
+        let tm = AttributeID("/s/f/t")
+        s.peripherals[Self.hrm]!.services![1].characteristics.append(GATTCharacteristic(id: tm, uuid: "2A1C", properties: [.indicate]))
+        s.route = .characteristic(Self.hrm, tm)
+        _ = Reducer.reduce(&s, .backend(.notifyChanged(tm, enabled: true, nil), at: Self.t0 + 5))
+        _ = Reducer.reduce(&s, .backend(.valueNotified(tm, [0x00, 0x6E, 0x01, 0x00, 0xFF]), at: Self.t0 + 6))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines[2...11]), [
+            " Service Battery (180F)   Properties indicate   Indicate on",
+            "",
+            "",
+            " Value    00 6e 01 00 ff",
+            " Text     \"·n···\"",
+            " Decoded  36.6 °C",
+            "          5 bytes, indicate at 20:26:46.000",
+            "",
+            " HISTORY 1 value, newest first",
+            " 20:26:46.000  indicate  00 6e 01 00 ff              36.6 °C",
+        ])
+        #expect(lines[22] == "Indications on: Temperature Measurement")
+    }
+
     @Test func writePromptAndHelpOverlay() {
         var s = Self.connected()
+        s.peripherals[Self.hrm]!.services![0].characteristics[0].properties = [.write, .notify]
         s.route = .characteristic(Self.hrm, Self.hrmChar)
         _ = Reducer.reduce(&s, .writeStarted)
         _ = Reducer.reduce(&s, .inputEdited(.insert("01 ff")))

@@ -14,10 +14,13 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
         .init(name: "org.bluez.Error.InvalidValueLength", message: m)
     }
 
-    /// `NotPermitted: Read not permitted`
+    /// `NotPermitted: Read not permitted`; BlueZ's catch-all `Failed` says nothing the
+    /// message does not (and follows "… failed:"), so only its message:
+    /// `Operation failed with ATT error: 0x80`.
     public var description: String {
         let short = name.split(separator: ".").last.map(String.init) ?? name
-        return message.isEmpty ? short : "\(short): \(message)"
+        if message.isEmpty { return short }
+        return short == "Failed" ? message : "\(short): \(message)"
     }
 }
 

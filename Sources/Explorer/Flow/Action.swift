@@ -47,6 +47,8 @@ public enum Action: Equatable, Sendable {
     /// `b`: the iBeacon regions screen.
     case regionsRequested
     case quitRequested
+    /// Ctrl-L: draw the whole screen again (the terminal layer's; the state stays as it is).
+    case repaintRequested
     /// Pause, speed or seek of a replay (p, x, [ ]).
     case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.
@@ -72,7 +74,8 @@ public enum Action: Equatable, Sendable {
     case backend(BackendEvent, at: Timestamp)
     case tick(Timestamp)
     // The runtime reporting on effects it ran
-    case recordingStarted(path: String)
+    /// Recording to `path`; `instead` is the name asked for, when it was taken.
+    case recordingStarted(path: String, instead: String? = nil)
     case recordingStopped
     case recordingFailed(String)
     /// An attached action's event was queued, delivered, retried or dropped.
@@ -90,7 +93,9 @@ public enum Action: Equatable, Sendable {
 /// What the reducer asks the outside world to do. Data, not calls: tests compare them.
 public enum Effect: Equatable, Sendable {
     case backend(BackendCommand)
-    case startRecording(path: String)
+    /// Record to a new file; a name that is taken is refused, or with `renameIfTaken`
+    /// (`R`), numbered.
+    case startRecording(path: String, renameIfTaken: Bool = false)
     case stopRecording
     /// A region was entered or left: record it and run its command.
     case regionChanged(RegionTransition)

@@ -40,17 +40,19 @@ enum BackendReducer {
         case let .readCompleted(cid, .success(bytes)):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .read))
         case let .readCompleted(cid, .failure(error)):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: [], origin: .read, error: error.description))
             Reducer.fail(&s, "Read \(label(s, cid)) failed: \(error)")
         case let .writeCompleted(cid, bytes, _, nil):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write))
             s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(label(s, cid))", at: at)
-        case let .writeCompleted(cid, _, _, error?):
+        case let .writeCompleted(cid, bytes, _, error?):
+            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write, error: error.description))
             Reducer.fail(&s, "Write \(label(s, cid)) failed: \(error)")
         case let .notifyChanged(cid, enabled, nil):
             if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid) }
-            s.alert = Alert(.info, "Notifications \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
+            s.alert = Alert(.info, "\(subscription(s, cid)) \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
         case let .notifyChanged(cid, enabled, error?):
-            Reducer.fail(&s, "Notifications \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)")
+            Reducer.fail(&s, "\(subscription(s, cid)) \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)")
         case let .valueNotified(cid, bytes):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
             s.streams[cid]?.add(bytes, at: at)
@@ -92,6 +94,14 @@ enum BackendReducer {
                 id: r.id, address: r.address, name: r.name ?? r.advertisement.localName, rssi: r.rssi,
                 seen: at, connectable: r.connectable ?? true, advertisement: r.advertisement)
         }
+    }
+
+    /// "Indications" for a characteristic that only indicates, else "Notifications".
+    static func subscription(_ s: AppState, _ cid: CharacteristicID) -> String {
+        for p in s.peripherals.values {
+            if let (_, c) = p.characteristic(cid) { return c.properties.indicatesOnly ? "Indications" : "Notifications" }
+        }
+        return "Notifications"
     }
 
     /// "Heart Rate Measurement" or the UUID, for messages.

@@ -92,9 +92,17 @@ enum ConnectionReducer {
     }
 
     static func connectFailed(_ s: inout AppState, _ id: PeripheralID, _ error: BackendError) {
+        let name = s.peripherals[id]?.displayName ?? id.rawValue
+        // Esc while connecting: the attempt ends with an error (BlueZ aborts it), which is
+        // what the user asked for.
+        if s.peripherals[id]?.connection == .disconnecting {
+            s.peripherals[id]?.connection = .disconnected
+            if s.pendingConnection == id { s.pendingConnection = nil }
+            s.alert = Alert(.info, "Connection to \(name) cancelled", at: s.now)
+            return
+        }
         s.peripherals[id]?.connection = .failed(reason: error.description)
         if s.pendingConnection == id { s.pendingConnection = nil }
-        let name = s.peripherals[id]?.displayName ?? id.rawValue
         Reducer.fail(&s, "Connection to \(name) failed: \(error)")
         if Reducer.routeShows(s.route, id) { s.route = .scan; s.scan.cursor = id }
     }
@@ -104,11 +112,13 @@ enum ConnectionReducer {
         p.connection = .disconnected
         s.peripherals[id] = p
         s.descriptorReads[id] = nil
+        // Still pending: the user gave up before the device was ready (Esc while connecting).
+        let cancelled = s.pendingConnection == id
         if s.pendingConnection == id { s.pendingConnection = nil }
         for c in p.services?.flatMap(\.characteristics) ?? [] { s.subscriptions.remove(c.id) }
         let message = "\(p.displayName) disconnected: \(reason)"
         if reason == .local {
-            s.alert = Alert(.info, message, at: s.now)
+            s.alert = Alert(.info, cancelled ? "Connection to \(p.displayName) cancelled" : "Disconnected from \(p.displayName)", at: s.now)
         } else {
             s.alert = Alert(.warning, message, at: s.now)
             s.lastError = message

@@ -23,10 +23,24 @@ public struct KeyBinding: Sendable {
     public let action: Action
     /// Its word on the hint line of these screens ("Enter connect" on the scan list).
     public let hints: [KeyScope: String]
+    /// On a characteristic's screen, offered only when it has one of these properties
+    /// (empty: always); the reducer says why when the key is pressed anyway.
+    public let needs: CharacteristicProperties
+    /// Its words in a replay, where they differ (nil: as live). What the past refuses
+    /// (scan, connect, read, write, notify) has none.
+    public let replayHints: [KeyScope: String]?
 
     init(_ keys: [Key], _ action: Action, on scopes: Set<KeyScope>? = nil, replayOnly: Bool = false,
-         hints: [KeyScope: String] = [:]) {
-        self.keys = keys; self.action = action; self.scopes = scopes; self.replayOnly = replayOnly; self.hints = hints
+         needs: CharacteristicProperties = [], hints: [KeyScope: String] = [:], replayHints: [KeyScope: String]? = nil) {
+        self.keys = keys; self.action = action; self.scopes = scopes; self.replayOnly = replayOnly
+        self.needs = needs; self.hints = hints; self.replayHints = replayHints
+    }
+
+    /// Its word on the hint line of this screen in this state, if the line offers it.
+    func hint(_ scope: KeyScope, _ s: AppState) -> String? {
+        if replayOnly && s.replay == nil { return nil }
+        if !needs.isEmpty, let (_, c) = Reducer.openCharacteristic(s), c.properties.intersection(needs).isEmpty { return nil }
+        return (s.replay == nil ? hints : replayHints ?? hints)[scope]
     }
 
     func applies(_ key: Key, _ s: AppState) -> Bool {
@@ -58,17 +72,18 @@ public enum Keymap {
         ]),
         KeyRow(label: "Enter → l", help: "connect / open", bindings: [
             KeyBinding([.enter, .right, .char("l")], .rowActivated,
-                       hints: [.scan: "Enter connect", .details: "Enter connect", .device: "Enter open"]),
+                       hints: [.scan: "Enter connect", .details: "Enter connect", .device: "Enter open"],
+                       replayHints: [.scan: "Enter open", .device: "Enter open"]),
         ]),
         KeyRow(label: "i", help: "advertisement details (Enter on a beacon too)", bindings: [
-            KeyBinding([.char("i")], .detailsRequested, hints: [.scan: "i details"]),
+            KeyBinding([.char("i")], .detailsRequested, hints: [.scan: "i details"], replayHints: [:]),
         ]),
         KeyRow(label: "/", help: "filter by name, address, UUID, company", bindings: [
             KeyBinding([.char("/")], .filterStarted, hints: [.scan: "/ filter"]),
         ]),
         KeyRow(label: "o s", help: "sort (RSSI, name, seen, interval); scan on/off", bindings: [
             KeyBinding([.char("o")], .sortCycled, hints: [.scan: "o sort"]),
-            KeyBinding([.char("s")], .scanToggled, hints: [.scan: "s scan"]),
+            KeyBinding([.char("s")], .scanToggled, hints: [.scan: "s scan"], replayHints: [:]),
         ]),
         KeyRow(label: "c u + -", help: "only connectable, hide unnamed, min RSSI ±5 dB", bindings: [
             KeyBinding([.char("c")], .connectableOnlyToggled),
@@ -77,37 +92,39 @@ public enum Keymap {
             KeyBinding([.char("-")], .minRSSIChanged(step: -5)),
         ]),
         KeyRow(label: "d Tab", help: "disconnect; collapse/expand service", bindings: [
-            KeyBinding([.char("d")], .disconnectRequested, hints: [.device: "d disconnect"]),
+            KeyBinding([.char("d")], .disconnectRequested, hints: [.device: "d disconnect"], replayHints: [:]),
             KeyBinding([.tab], .collapseToggled, hints: [.device: "Tab fold"]),
         ]),
         KeyRow(label: "r w", help: "read; write hex (01 ff) or \"text\"", bindings: [
-            KeyBinding([.char("r")], .readRequested, hints: [.characteristic: "r read"]),
-            KeyBinding([.char("w")], .writeStarted, hints: [.characteristic: "w write"]),
+            KeyBinding([.char("r")], .readRequested, needs: .read, hints: [.characteristic: "r read"], replayHints: [:]),
+            KeyBinding([.char("w")], .writeStarted, needs: [.write, .writeWithoutResponse], hints: [.characteristic: "w write"],
+                       replayHints: [:]),
         ]),
         KeyRow(label: "n", help: "notifications/indications on/off", bindings: [
-            KeyBinding([.char("n")], .notifyToggled, hints: [.characteristic: "n notify"]),
+            KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.characteristic: "n notify"],
+                       replayHints: [:]),
         ]),
         KeyRow(label: "f F", help: "value format: decoded, hex, text, ints, floats", bindings: [
             KeyBinding([.char("f")], .formatCycled(forward: true), hints: [.characteristic: "f format"]),
             KeyBinding([.char("F")], .formatCycled(forward: false)),
         ]),
         KeyRow(label: "m", help: "messages: notifications joined up to \"EOM\"", bindings: [
-            KeyBinding([.char("m")], .messageViewToggled, hints: [.characteristic: "m messages"]),
+            KeyBinding([.char("m")], .messageViewToggled, needs: [.notify, .indicate], hints: [.characteristic: "m messages"]),
         ]),
         KeyRow(label: "a", help: "hook on each value: exec CMD, post URL, off", bindings: [
-            KeyBinding([.char("a")], .hookStarted, hints: [.characteristic: "a hook"]),
+            KeyBinding([.char("a")], .hookStarted, needs: [.notify, .indicate], hints: [.characteristic: "a hook"]),
         ]),
         KeyRow(label: "b", help: "iBeacon regions: inside or out, beacons", bindings: [
             KeyBinding([.char("b")], .regionsRequested),
         ]),
         KeyRow(label: "R P", help: "recording on/off; power the adapter on", bindings: [
-            KeyBinding([.char("R")], .recordingToggled, hints: [.scan: "R rec"]),
+            KeyBinding([.char("R")], .recordingToggled, hints: [.scan: "R rec"], replayHints: [:]),
             KeyBinding([.char("P")], .powerOnRequested),
         ]),
         KeyRow(label: "p x [ ] { }", help: "replay: pause, speed 1x/10x/max, seek ∓10 s/1 min", bindings: [
-            KeyBinding([.char("p")], .replayControlled(.pauseToggled), replayOnly: true),
-            KeyBinding([.char("x")], .replayControlled(.speedCycled), replayOnly: true),
-            KeyBinding([.char("[")], .replayControlled(.seek(-10)), replayOnly: true),
+            KeyBinding([.char("p")], .replayControlled(.pauseToggled), replayOnly: true, hints: Self.everywhere("p pause")),
+            KeyBinding([.char("x")], .replayControlled(.speedCycled), replayOnly: true, hints: Self.everywhere("x speed")),
+            KeyBinding([.char("[")], .replayControlled(.seek(-10)), replayOnly: true, hints: Self.everywhere("[ ] seek")),
             KeyBinding([.char("]")], .replayControlled(.seek(10)), replayOnly: true),
             KeyBinding([.char("{")], .replayControlled(.seek(-60)), replayOnly: true),
             KeyBinding([.char("}")], .replayControlled(.seek(60)), replayOnly: true),
@@ -120,8 +137,9 @@ public enum Keymap {
         KeyRow(label: "?", help: "this help", bindings: [
             KeyBinding([.char("?")], .helpToggled, hints: [.scan: "? help", .details: "? help", .device: "? help"]),
         ]),
-        KeyRow(label: "q Ctrl-C", help: "quit", bindings: [
+        KeyRow(label: "q Ctrl-C Ctrl-L", help: "quit (in a prompt Ctrl-C cancels it); repaint", bindings: [
             KeyBinding([.char("q"), .ctrl("c")], .quitRequested, hints: [.scan: "q quit"]),
+            KeyBinding([.ctrl("l")], .repaintRequested),
         ]),
     ]
 
@@ -136,7 +154,19 @@ public enum Keymap {
 
     /// The hint line of a screen: its bindings' words, in the table's order.
     public static func hints(_ scope: KeyScope) -> String {
-        rows.flatMap(\.bindings).compactMap { $0.hints[scope] }.joined(separator: " · ")
+        rows.flatMap(\.bindings).filter { !$0.replayOnly }.compactMap { $0.hints[scope] }.joined(separator: " · ")
+    }
+
+    /// The hint line as the state has it: only what applies (a characteristic that cannot
+    /// be read offers no `r`; a replay offers its own keys, not scanning or connecting).
+    public static func hints(for s: AppState) -> String {
+        let scope = KeyScope(s.route)
+        return rows.flatMap(\.bindings).compactMap { $0.hint(scope, s) }.joined(separator: " · ")
+    }
+
+    /// The same word on the scan list, details, device and characteristic screens.
+    static func everywhere(_ word: String) -> [KeyScope: String] {
+        [.scan: word, .details: word, .device: word, .characteristic: word]
     }
 
     /// (keys, what they do) for the help overlay.
@@ -145,7 +175,8 @@ public enum Keymap {
     /// While the help is shown: q quits, any other key closes it.
     static func helpAction(_ key: Key) -> Action? {
         switch key {
-        case .char("q"): return .quitRequested
+        case .char("q"), .ctrl("c"): return .quitRequested
+        case .ctrl("l"): return .repaintRequested
         case .resize: return nil
         default: return .helpToggled
         }
@@ -158,6 +189,7 @@ public enum Keymap {
         case .escape, .ctrl("c"): return .inputCancelled
         case .backspace, .delete: return .inputEdited(.deleteBackward)
         case .ctrl("u"): return .inputEdited(.clear)
+        case .ctrl("l"): return .repaintRequested
         case let .char(c): return .inputEdited(.insert(String(c)))
         default: return nil
         }

@@ -48,16 +48,19 @@ public enum Reducer {
         case .connectableOnlyToggled:
             guard s.route == .scan else { return [] }
             s.scan.connectableOnly.toggle()
+            followFirstRow(&s, whenHidden: true)
             return []
         case .hideUnnamedToggled:
             guard s.route == .scan else { return [] }
             s.scan.hideUnnamed.toggle()
+            followFirstRow(&s, whenHidden: true)
             return []
         case let .minRSSIChanged(step):
             guard s.route == .scan else { return [] }
             // Off below -100 dBm; from off, + starts at -100.
             let next = (s.scan.minRSSI ?? -105) + step
             s.scan.minRSSI = next < -100 ? nil : min(-30, next)
+            followFirstRow(&s, whenHidden: true)
             return []
         case .filterStarted:
             guard s.route == .scan else { return [] }
@@ -65,6 +68,7 @@ public enum Reducer {
             return []
         case .inputEdited(let edit):
             editInput(&s, edit)
+            if s.input?.purpose == .filter { followFirstRow(&s, whenHidden: true) }
             return []
         case .inputSubmitted:
             return submitInput(&s)
@@ -73,14 +77,14 @@ public enum Reducer {
             s.input = nil
             return []
         case .readRequested:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: .read, else: "cannot be read") else { return [] }
             return [.backend(.read(p, c.id))]
         case .writeStarted:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: [.write, .writeWithoutResponse], else: "cannot be written") else { return [] }
             s.input = InputLine(purpose: .write(p, c.id))
             return []
         case .notifyToggled:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
             return [.backend(.setNotify(p, c.id, !s.subscriptions.contains(c.id)))]
         case let .formatCycled(forward):
             guard let (_, c) = openCharacteristic(s) else { return [] }
@@ -88,12 +92,13 @@ public enum Reducer {
             s.valueFormats[c.id] = forward ? current.next : current.previous
             return []
         case .messageViewToggled:
-            guard let (_, c) = openCharacteristic(s) else { return [] }
+            guard let (_, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
             if s.streams.removeValue(forKey: c.id) == nil { s.streams[c.id] = StreamAssembly(marker: s.streamMarker) }
             return []
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }
-            return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl")]
+            // A name that is taken (a replay's clock names the file it plays) gets a number.
+            return [.startRecording(path: s.recordingDefaultPath ?? "bleexplr-\(s.now.compact).jsonl", renameIfTaken: true)]
         case .powerOnRequested:
             guard s.adapter.power == .poweredOff else { return [] }
             s.alert = Alert(.info, "Powering \(s.adapter.name) on…", at: s.now)
@@ -102,8 +107,9 @@ public enum Reducer {
             s.showHelp.toggle()
             return []
         case .hookStarted:
-            guard let (p, c) = openCharacteristic(s) else { return [] }
-            s.input = InputLine(purpose: .hook(p, c.id), text: s.attachedHooks[c.id]?.typed ?? "")
+            guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
+            // Empty, so that "off" typed as it reads detaches (the screen shows the current hook).
+            s.input = InputLine(purpose: .hook(p, c.id))
             return []
         case .regionsRequested:
             s.route = s.route == .regions ? .scan : .regions
@@ -116,6 +122,8 @@ public enum Reducer {
         case .quitRequested:
             s.quitting = true
             return [.quit]
+        case .repaintRequested:
+            return []
         case let .replayControlled(control):
             guard s.replay != nil else { return [] }
             return [.replay(control)]
@@ -128,14 +136,17 @@ public enum Reducer {
             return []
         case let .backend(event, at):
             if at > s.now { s.now = at }
-            return BackendReducer.reduce(&s, event, at: at)
+            let effects = BackendReducer.reduce(&s, event, at: at)
+            followFirstRow(&s)
+            return effects
         case .tick(let now):
             s.now = now
             expire(&s)
+            followFirstRow(&s, whenHidden: true)
             return s.regionWatch.tick(now).map { .regionChanged($0) }
-        case .recordingStarted(let path):
+        case let .recordingStarted(path, instead):
             s.recording = .on(path: path)
-            s.alert = Alert(.info, "Recording to \(path)", at: s.now)
+            s.alert = Alert(.info, "Recording to \(path)" + (instead.map { " (\($0) exists)" } ?? ""), at: s.now)
             return []
         case .recordingStopped:
             if case let .on(path) = s.recording { s.alert = Alert(.info, "Recording saved: \(path)", at: s.now) }
@@ -167,6 +178,20 @@ public enum Reducer {
         guard case let .characteristic(pid, cid) = s.route,
               let (_, c) = s.peripherals[pid]?.characteristic(cid) else { return nil }
         return (pid, c)
+    }
+
+    static let noSubscription = "has no notifications or indications"
+
+    /// The open characteristic, if it has one of the properties `needs`; if it has none,
+    /// a warning says so (the hint line does not offer the key, but it can be pressed).
+    static func openCharacteristic(_ s: inout AppState, needs: CharacteristicProperties,
+                                   else refusal: String) -> (PeripheralID, GATTCharacteristic)? {
+        guard let (p, c) = openCharacteristic(s) else { return nil }
+        guard c.properties.intersection(needs).isEmpty else { return (p, c) }
+        let name = AssignedNumbers.characteristicName(c.uuid) ?? c.uuid.description
+        let flags = c.properties.flagNames.isEmpty ? "none" : c.properties.flagNames.joined(separator: ", ")
+        s.alert = Alert(.warning, "\(name) \(refusal) (properties: \(flags))", at: s.now)
+        return nil
     }
 
     // MARK: Cursor and navigation
@@ -207,6 +232,18 @@ public enum Reducer {
             let count = s.values[cid]?.history.count ?? 0
             s.historyOffset = moved(s.historyOffset, count, move)
         }
+    }
+
+    /// The scan list's selection is a device, by ID, from the first event on: with none
+    /// chosen yet, or the chosen one gone (or, `whenHidden`, filtered out), the top row's
+    /// device is selected, and it stays selected as RSSI re-sorts the list. The cheap check
+    /// runs on every backend event; the one that sorts, on filter changes and ticks.
+    static func followFirstRow(_ s: inout AppState, whenHidden: Bool = false) {
+        if let c = s.scan.cursor, s.peripherals[c] != nil, !whenHidden { return }
+        guard !s.peripherals.isEmpty else { s.scan.cursor = nil; return }
+        let ids = ScanQuery.ids(s)
+        if let c = s.scan.cursor, s.peripherals[c] != nil, ids.contains(c) { return }
+        s.scan.cursor = ids.first ?? s.scan.cursor
     }
 
     static func activateRow(_ s: inout AppState) -> [Effect] {

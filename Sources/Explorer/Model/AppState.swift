@@ -43,21 +43,30 @@ public enum ValueOrigin: String, Equatable, Sendable { case read, notify, write 
 
 public struct ValueEntry: Equatable, Sendable {
     public var at: Timestamp
+    /// The value read, written or notified; for a failed write, the bytes it tried.
     public var bytes: Bytes
     public var origin: ValueOrigin
+    /// Why a read or write failed (nil: it did not). A failure is history, not a value.
+    public var error: String?
+    public init(at: Timestamp, bytes: Bytes, origin: ValueOrigin, error: String? = nil) {
+        self.at = at; self.bytes = bytes; self.origin = origin; self.error = error
+    }
 }
 
-/// Latest value and bounded history of one characteristic.
+/// Latest value and bounded history of one characteristic, failed reads and writes
+/// included.
 public struct ValueLog: Equatable, Sendable {
     public static let capacity = 256
     public private(set) var history: [ValueEntry] = []   // oldest first
-    public private(set) var count = 0                     // all entries ever seen
+    public private(set) var count = 0                     // all values ever seen
+    public private(set) var failures = 0                  // all failed reads and writes
+    /// The newest value that is one (not a failure).
+    public private(set) var latest: ValueEntry?
     public init() {}
-    public var latest: ValueEntry? { history.last }
     public mutating func append(_ e: ValueEntry) {
         if history.count == Self.capacity { history.removeFirst(history.count / 4) }
         history.append(e)
-        count += 1
+        if e.error == nil { count += 1; latest = e } else { failures += 1 }
     }
 }
 
@@ -75,6 +84,9 @@ public struct ScanScreenState: Equatable, Sendable {
     public var connectableOnly = false
     /// Off by default: unnamed devices are often the interesting ones.
     public var hideUnnamed = false
+
+    /// Some device may be hidden: by the filter text, the RSSI floor, `c` or `u`.
+    public var isFiltering: Bool { !filter.isEmpty || minRSSI != nil || connectableOnly || hideUnnamed }
 }
 
 public struct DeviceScreenState: Equatable, Sendable {

@@ -38,6 +38,10 @@ public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
     }
 
     public var canSubscribe: Bool { contains(.notify) || contains(.indicate) }
+
+    /// It indicates and does not notify: its values arrive as indications (BlueZ
+    /// subscribes with notifications when it can do both).
+    public var indicatesOnly: Bool { contains(.indicate) && !contains(.notify) }
 }
 
 public struct GATTDescriptor: Equatable, Sendable, Identifiable {

@@ -10,18 +10,52 @@ public struct RecorderError: Error, Equatable, CustomStringConvertible {
 /// `flush()` (the event loop flushes before every wait), and each flush is one write(2)
 /// of whole lines, so after a `kill -9` the file holds complete lines up to the last
 /// flush. Nothing is kept in memory after a flush: a long session costs no memory.
+/// A recording never replaces a file: it is created with O_EXCL (no window between a
+/// check and the open), and a name that is taken is refused or, with `renameIfTaken`,
+/// numbered (`name-2.jsonl`, `name-3.jsonl`, ...).
 public final class Recorder {
     public let path: String
     private var fd: Int32
     private var pending: [UInt8] = []
     public private(set) var linesWritten = 0
 
-    public init(path: String, header: RecordingFormat.Header) throws(RecorderError) {
-        self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RecorderError(description: "cannot write \(path): \(errnoText())") }
+    public init(path: String, header: RecordingFormat.Header, renameIfTaken: Bool = false) throws(RecorderError) {
+        var candidate = path
+        var n = 1
+        var f: Int32
+        while true {
+            f = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard f < 0, errno == EEXIST, renameIfTaken, n < 999 else { break }
+            n += 1
+            candidate = Recorder.numbered(path, n)
+        }
+        guard f >= 0 else {
+            if errno == EEXIST { throw RecorderError(description: Recorder.existsMessage(path)) }
+            throw RecorderError(description: "cannot write \(path): \(errnoText())")
+        }
+        self.path = candidate
+        fd = f
         append(RecordingFormat.headerLine(header))
         try flush()
+    }
+
+    /// `name.jsonl` as `name-N.jsonl` (the extension of the file name, if any, stays last).
+    public static func numbered(_ path: String, _ n: Int) -> String {
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        if let dot = path[slash...].lastIndex(of: "."), dot > slash {
+            return "\(path[..<dot])-\(n)\(path[dot...])"
+        }
+        return "\(path)-\(n)"
+    }
+
+    public static func existsMessage(_ path: String) -> String {
+        "\(TerminalSafe.text(path)) exists: a recording never overwrites a file (choose another name)"
+    }
+
+    /// Whether a file (or anything else) has this name already.
+    public static func isTaken(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }

@@ -43,16 +43,16 @@ public final class EffectRunner {
         switch effect {
         case let .backend(command):
             backend?.execute(command)
-        case let .startRecording(path):
+        case let .startRecording(path, renameIfTaken):
             do {
-                let r = try Recorder(path: path, header: header(store.state.now))
+                let r = try Recorder(path: path, header: header(store.state.now), renameIfTaken: renameIfTaken)
                 recorder = r
                 // The recording starts with what is already known.
                 if store.state.adapter.power != .absent {
                     r.append(RecordingFormat.line(for: .backend(.adapterChanged(store.state.adapter), at: store.state.now),
                                                   state: store.state)!)
                 }
-                store.send(.recordingStarted(path: path))
+                store.send(.recordingStarted(path: r.path, instead: r.path == path ? nil : path))
             } catch {
                 store.send(.recordingFailed(error.description))
             }
