@@ -227,6 +227,28 @@ enum DemoCatalog {
                                          serviceData: ["FEAA": parseHex("20000bfe1c000000070800003e7c")!], flags: 0x06),
             advInterval: 0.9, baseRSSI: -80, phase: 1.1, services: []))
 
+        // The rest of what a real room sends, far away (weak, at the bottom of the list), each
+        // from a vector of Tests/Fixtures/realdata or its format's own example.
+        let room: [(String, String?, Advertisement)] = [
+            ("58:2D:34:35:A2:C1", "LYWSDCGQ", Advertisement(localName: "LYWSDCGQ", serviceUUIDs: ["FE95"],     // MiBeacon, plain
+                serviceData: ["FE95": parseHex("5020aa01a3bf2e3b342d580d1004b40095020a10013b")!])),
+            ("A4:C1:38:02:83:F4", nil, Advertisement(serviceData: ["181A": parseHex("f4830238c1a4a9066911b60b58f70d")!])),  // pvvx
+            ("C4:7C:8D:6A:3E:27", "GVH5075_2762", Advertisement(localName: "GVH5075_2762", serviceUUIDs: ["EC88"],  // Govee
+                manufacturerData: [0xEC88: parseHex("00bc00043e27")!])),
+            ("5E:81:0B:3F:C2:D4", nil, Advertisement(serviceUUIDs: ["FD6F"],                             // Exposure Notification
+                serviceData: ["FD6F": parseHex("0d3b4f65584c582160571dd19010d41c2660ee34")!])),
+            ("6C:3A:A9:11:40:5F", nil, Advertisement(serviceUUIDs: ["FE2C"], serviceData: ["FE2C": [0x2C, 0xA1, 0xF5]])),  // Fast Pair
+            ("3A:9D:C0:1E:77:02", nil, Advertisement(manufacturerData: [0x0006: [0x03, 0x00, 0x80] + Array("Demo Mouse".utf8)])),  // Swift Pair
+            ("7F:E2:18:5B:0A:93", nil, Advertisement(serviceUUIDs: ["FED8"],                             // UriBeacon
+                serviceData: ["FED8": parseHex("00f203676f6f2e676c2f687142584531")!])),
+        ]
+        for (i, (address, name, adv)) in room.enumerated() {
+            var a = adv
+            a.flags = 0x06
+            list.append(SimDevice(address: address, name: name, connectable: false, advertisement: a,
+                                  advInterval: 1.0 + 0.2 * Double(i), baseRSSI: -93 - Double(i % 3), phase: 0.3 * Double(i), services: []))
+        }
+
         let eid: Bytes = [0x30, 0xF0, 0x8B, 0x3D, 0x51, 0xE2, 0x07, 0xA4, 0xC9, 0x16]  // tx -16 dBm
         list.append(SimDevice(
             address: "F1:0C:3E:88:6D:45", name: nil, connectable: false,
