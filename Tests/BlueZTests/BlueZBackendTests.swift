@@ -21,6 +21,10 @@ final class FakeBus: DBusClient {
         log.append("match \(rule)")
         reply?(nil)
     }
+    var exported: (@MainActor (DBusMethodCall) -> DBusReply?)?
+    var replies: [(DBusMethodCall, DBusReply)] = []
+    func exportHandler(_ handler: (@MainActor (DBusMethodCall) -> DBusReply?)?) { exported = handler }
+    func reply(to call: DBusMethodCall, with reply: DBusReply) throws(DBusError) { replies.append((call, reply)) }
 
     /// Answers the oldest pending call to `member`.
     func answer(_ member: String, _ result: Result<[DBusValue], DBusError>) {

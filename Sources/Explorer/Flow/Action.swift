@@ -47,6 +47,17 @@ public enum Action: Equatable, Sendable {
     /// `b`: the iBeacon regions screen.
     case regionsRequested
     case quitRequested
+    // Pairing
+    case pairRequested
+    case trustToggled
+    case blockToggled
+    /// `X`: asks first (`forgetAnswered`).
+    case forgetRequested
+    case forgetAnswered(Bool)
+    /// Digits typed into the agent's passkey (or PIN) prompt.
+    case agentPromptEdited(InputEdit)
+    /// Enter or y (true), Esc or n (false) on the agent's prompt.
+    case agentPromptAnswered(Bool)
     /// Pause, speed or seek of a replay (p, x, [ ]).
     case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.
