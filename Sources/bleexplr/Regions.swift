@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 import Explorer
 
-
 /// iBeacon regions: the app's regions panel and `monitor` share these options.
 struct RegionFlags {
     var regions: [Region] = []

@@ -1,6 +1,5 @@
 import Explorer
 
-
 /// `replay FILE`: the app over a recording.
 struct ReplayPlan {
     var path: String

@@ -4,7 +4,6 @@ import DBus
 import BlueZ
 import TUI
 
-
 /// `serve`: a peripheral over BlueZ, from a spec, a recorded device, or a file to stream.
 struct ServePlan {
     var spec: PeripheralSpec

@@ -2,7 +2,6 @@
 import Explorer
 import WebHook
 
-
 struct WatchPlan {
     var address: String
     var uuid: BLEUUID

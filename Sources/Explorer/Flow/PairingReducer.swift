@@ -71,7 +71,7 @@ enum PairingReducer {
         guard s.job == nil else {
             let flag = r.kind == .passkey || r.kind == .pinCode ? "--passkey N" : "--confirm yes|no"
             let why = "\(who) asks for \(r.kind.code) and there is no terminal to ask on: give \(flag)"
-            Reducer.fail(&s, "Pairing request rejected: \(why)")
+            s.lastError = why
             return effects + [.backend(.answerAgent(r.id, .reject(why)))]
         }
         s.agentPrompt = AgentPrompt(request: r)
