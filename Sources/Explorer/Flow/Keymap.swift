@@ -84,10 +84,8 @@ public enum Keymap {
             KeyBinding([.char("r")], .readRequested, hints: [.characteristic: "r read"]),
             KeyBinding([.char("w")], .writeStarted, hints: [.characteristic: "w write"]),
         ]),
-        KeyRow(label: "n", help: "notifications/indications on/off", bindings: [
+        KeyRow(label: "n f F", help: "notify on/off; format decoded/hex/text/ints/floats", bindings: [
             KeyBinding([.char("n")], .notifyToggled, hints: [.characteristic: "n notify"]),
-        ]),
-        KeyRow(label: "f F", help: "value format: decoded, hex, text, ints, floats", bindings: [
             KeyBinding([.char("f")], .formatCycled(forward: true), hints: [.characteristic: "f format"]),
             KeyBinding([.char("F")], .formatCycled(forward: false)),
         ]),
@@ -100,7 +98,7 @@ public enum Keymap {
         KeyRow(label: "b", help: "iBeacon regions: inside or out, beacons", bindings: [
             KeyBinding([.char("b")], .regionsRequested),
         ]),
-        KeyRow(label: "e t B X", help: "pair; trust/untrust; block/unblock; forget (asks y/n)", bindings: [
+        KeyRow(label: "e t B X", help: "pair; trust, block (on/off); forget (asks y/n)", bindings: [
             KeyBinding([.char("e")], .pairRequested, on: [.scan, .details, .device], hints: [.device: "e pair"]),
             KeyBinding([.char("t")], .trustToggled, on: [.scan, .details, .device]),
             KeyBinding([.char("B")], .blockToggled, on: [.scan, .details, .device]),
