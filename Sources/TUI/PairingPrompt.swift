@@ -45,7 +45,7 @@ enum PairingPrompt {
         case let .confirmation(n):
             return ("Pairing", ["Does \(who) show this number?", "", sixDigits(n)], "y yes, pair · n no")
         case .authorization:
-            return ("Pairing", ["\(who) wants to pair (no passkey to compare)."], "y allow · n refuse")
+            return ("Pairing", [who, "wants to pair (no passkey to compare)."], "y allow · n refuse")
         case let .service(uuid):
             let service = BLEUUID(uuid).flatMap(AssignedNumbers.serviceName) ?? uuid
             return ("Authorize", ["\(who) wants to use the service", service], "y allow · n refuse")
