@@ -36,7 +36,7 @@ public enum Router {
         }
         Chrome.drawBottom(s, hints: hints, into: &g)
         if s.showHelp { HelpOverlay.draw(into: &g) }
-        PairingPrompt.draw(s, into: &g)
+        PairingOverlay.draw(s, into: &g)
         return g
     }
 }

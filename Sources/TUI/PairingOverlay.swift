@@ -1,7 +1,7 @@
 import Explorer
 
 /// What BlueZ's agent asks while pairing (and `X`'s "forget?"), in a box over the screen.
-enum PairingPrompt {
+enum PairingOverlay {
     static func draw(_ s: AppState, into g: inout CellGrid) {
         guard let (title, lines, keys) = content(s) else { return }
         let w = min(g.width - 2, max(44, (lines + [keys]).map { CellGrid.columns(of: $0) }.max()! + 6))
