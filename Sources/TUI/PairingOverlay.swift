@@ -38,12 +38,12 @@ enum PairingOverlay {
         case .pinCode:
             return ("Pairing", ["\(who) asks for a PIN code.", "Type it:", p.typed + "▏"], "Enter sends · Esc refuses")
         case let .displayPasskey(n, entered):
-            return ("Pairing", ["Type this passkey on \(who):", "", sixDigits(n), "\(min(entered, 6)) of 6 digits entered"],
+            return ("Pairing", ["Type this passkey on \(who):", "", String(format6: n), "\(min(entered, 6)) of 6 digits entered"],
                     "Enter or Esc hides this")
         case let .displayPinCode(pin):
             return ("Pairing", ["Type this PIN on \(who):", "", pin], "Enter or Esc hides this")
         case let .confirmation(n):
-            return ("Pairing", ["Does \(who) show this number?", "", sixDigits(n)], "y yes, pair · n no")
+            return ("Pairing", ["Does \(who) show this number?", "", String(format6: n)], "y yes, pair · n no")
         case .authorization:
             return ("Pairing", [who, "wants to pair (no passkey to compare)."], "y allow · n refuse")
         case let .service(uuid):
@@ -55,12 +55,5 @@ enum PairingOverlay {
     static func name(_ s: AppState, _ id: PeripheralID) -> String {
         guard let p = s.peripherals[id], let n = p.name, !n.isEmpty else { return id.rawValue }
         return "\(n) (\(id.rawValue))"
-    }
-
-    /// 246810 as "246 810", zero-padded as BlueZ means it.
-    static func sixDigits(_ n: UInt32) -> String {
-        let d = String(n % 1_000_000)
-        let padded = String(repeating: "0", count: 6 - d.count) + d
-        return padded.prefix(3) + " " + padded.suffix(3)
     }
 }

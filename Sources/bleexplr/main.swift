@@ -71,6 +71,7 @@ initial.recordingDefaultPath = options.record
 initial.bindKeys = options.keys
 if let eom = options.eom { initial.streamMarker = eom }
 initial.agent = options.agent
+initial.agent.terminal = TerminalLines.available
 initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
 if let replay {
     // The scan plays as it was recorded: the replay's own adapter events say so.

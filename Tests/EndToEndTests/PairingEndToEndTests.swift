@@ -34,6 +34,16 @@ struct PairingEndToEndTests {
         #expect(!recording.contains("246810"))
     }
 
+    @Test func pairOnATerminalAsksThere() throws {
+        let t = try Tmux("pairtty", command: wrapped("--demo pair \(Self.lock)"))
+        try t.waitFor(text: "asks for a passkey: type the six digits it shows, then Enter")
+        try t.literal("246810")
+        try t.keys("Enter")
+        let done = try t.waitFor(text: "EXIT=")
+        #expect(done.contains("paired with \(Self.lock)"))
+        #expect(done.contains("EXIT=0"))
+    }
+
     @Test func headlessPairExitsZeroWithThePasskeyAndRejectsWithout() throws {
         let (ok, okText) = try spawn(Tmux.binary, ["--demo", "pair", Self.lock, "--passkey", "246810"])
         #expect(ok == 0, "\(okText)")

@@ -111,6 +111,24 @@ struct PairingTests {
         #expect(s.agentPrompt == nil)
     }
 
+    @Test func headlessOnATerminalTheQuestionIsAskedThere() {
+        var s = Fixture.scanning()
+        s.job = JobState(job: .pair(address: Self.lock.rawValue))
+        s.agent.terminal = true
+        #expect(Self.asked(.passkey, &s) == [.output(.warning("Demo HRM asks for a passkey: type the six digits it shows, then Enter"))])
+        #expect(Reducer.reduce(&s, .agentAnswerTyped("12")) == [.output(.warning("the passkey has six digits: type it again"))])
+        #expect(Reducer.reduce(&s, .agentAnswerTyped(" 012345 ")) == [.backend(.answerAgent(7, .passkey(12345)))])
+        _ = Self.asked(.confirmation(4_210), id: 8, &s)
+        #expect(s.job != nil && s.agentPrompt?.request.kind == .confirmation(4_210))
+        #expect(Reducer.reduce(&s, .agentAnswerTyped("maybe")) == [.output(.warning("y or n?"))])
+        #expect(Reducer.reduce(&s, .agentAnswerTyped("no")) == [.backend(.answerAgent(8, .reject("refused by the user"))),
+                                                                .output(.warning("pairing request rejected: refused by the user"))])
+        // A shown passkey is printed, and answered at once.
+        #expect(Self.asked(.displayPasskey(4_210, entered: 1), id: 9, &s)
+                == [.output(.warning("type the passkey 004 210 on Demo HRM (1 of 6 digits entered)")), .backend(.answerAgent(9, .accept))])
+        #expect(Fixture.apply(&s, .agentCancelled) == [.output(.warning("Pairing request from Demo HRM cancelled"))])
+    }
+
     @Test func pairTrustBlockAreBackendCommandsOnTheDeviceUnderTheCursor() {
         var s = Fixture.scanning()
         s.scan.cursor = Self.lock

@@ -68,7 +68,7 @@ Options:
                      no-input-no-output, or off (none)
   --passkey N        answer a passkey (or PIN) request without asking (commands)
   --confirm yes|no   answer a numeric comparison or authorization without asking;
-                     without these, a command rejects what it cannot ask anyone
+                     otherwise a command asks on its terminal, and without one rejects
   --secrets FILE     NAME=value lines (mode 600) for ${NAME} in hooks' URLs, headers
                      and bodies; the environment is used for names not in it
 

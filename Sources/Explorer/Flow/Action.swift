@@ -58,6 +58,8 @@ public enum Action: Equatable, Sendable {
     case agentPromptEdited(InputEdit)
     /// Enter or y (true), Esc or n (false) on the agent's prompt.
     case agentPromptAnswered(Bool)
+    /// A line typed on a command's terminal, answering the agent's question.
+    case agentAnswerTyped(String)
     /// Pause, speed or seek of a replay (p, x, [ ]).
     case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.

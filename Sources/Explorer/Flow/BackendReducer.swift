@@ -67,7 +67,7 @@ enum BackendReducer {
         case let .agentRequested(request):
             return PairingReducer.requested(&s, request)
         case .agentCancelled:
-            PairingReducer.cancelled(&s)
+            return PairingReducer.cancelled(&s)
         case .agentReleased:
             s.agentPrompt = nil
             s.alert = Alert(.warning, "bluetoothd released our pairing agent", at: at)

@@ -11,6 +11,7 @@ enum PairingReducer {
     }
 
     static func name(_ s: AppState, _ id: PeripheralID) -> String {
+        // Untrusted: the device chose it.
         TerminalSafe.text(s.peripherals[id]?.displayName ?? id.rawValue)
     }
 
@@ -57,7 +58,8 @@ enum PairingReducer {
         if r.kind.isDisplay {
             // Shown until pairing ends; BlueZ only needs to hear that we showed it.
             s.agentPrompt = AgentPrompt(request: r)
-            return [.backend(.answerAgent(r.id, .accept))]
+            let shown: [Effect] = s.job == nil ? [] : [.output(.warning(question(who, r.kind)))]
+            return shown + [.backend(.answerAgent(r.id, .accept))]
         }
         var effects: [Effect] = []
         if let old = s.agentPrompt, !old.request.kind.isDisplay {
@@ -67,6 +69,10 @@ enum PairingReducer {
         if let answer = headlessAnswer(s.agent, r.kind) {
             s.alert = Alert(.info, "Pairing \(who): \(r.kind.code) answered from the command line", at: s.now)
             return effects + [.backend(.answerAgent(r.id, answer))]
+        }
+        if s.job != nil, s.agent.terminal {
+            s.agentPrompt = AgentPrompt(request: r)
+            return effects + [.output(.warning(question(who, r.kind)))]
         }
         guard s.job == nil else {
             let flag = r.kind == .passkey || r.kind == .pinCode ? "--passkey N" : "--confirm yes|no"
@@ -133,10 +139,51 @@ enum PairingReducer {
         return [.backend(.answerAgent(r.id, answer))]
     }
 
-    static func cancelled(_ s: inout AppState) {
-        guard let p = s.agentPrompt else { return }
+    /// What a command asks (or shows) on its terminal.
+    static func question(_ who: String, _ kind: AgentRequestKind) -> String {
+        switch kind {
+        case .passkey: return "\(who) asks for a passkey: type the six digits it shows, then Enter"
+        case .pinCode: return "\(who) asks for a PIN code: type it, then Enter"
+        case let .displayPasskey(n, entered): return "type the passkey \(String(format6: n)) on \(who) (\(min(entered, 6)) of 6 digits entered)"
+        case let .displayPinCode(pin): return "type the PIN \(TerminalSafe.text(pin)) on \(who)"
+        case let .confirmation(n): return "does \(who) show \(String(format6: n))? (y/n)"
+        case .authorization: return "may \(who) pair? (y/n)"
+        case let .service(uuid): return "may \(who) use the service \(TerminalSafe.text(uuid))? (y/n)"
+        }
+    }
+
+    /// A line typed on a command's terminal: the passkey or PIN, or y / n.
+    static func typed(_ s: inout AppState, _ line: String) -> [Effect] {
+        guard let p = s.agentPrompt else { return [] }
+        let t = line.trimmingSpaces()
+        switch p.request.kind {
+        case .passkey:
+            guard t.count == 6, t.allSatisfy(\.isASCIIDigit) else { return [.output(.warning("the passkey has six digits: type it again"))] }
+            s.agentPrompt?.typed = t
+            return answered(&s, true)
+        case .pinCode:
+            guard !t.isEmpty, t.count <= 16, !t.unicodeScalars.contains(where: TerminalSafe.isUnsafe) else {
+                return [.output(.warning("a PIN has 1 to 16 characters: type it again"))]
+            }
+            s.agentPrompt?.typed = t
+            return answered(&s, true)
+        case .confirmation, .authorization, .service:
+            switch t.lowercased() {
+            case "y", "yes": return answered(&s, true)
+            case "n", "no": return answered(&s, false)
+            default: return [.output(.warning("y or n?"))]
+            }
+        case .displayPasskey, .displayPinCode:
+            return []
+        }
+    }
+
+    static func cancelled(_ s: inout AppState) -> [Effect] {
+        guard let p = s.agentPrompt else { return [] }
         s.agentPrompt = nil
-        s.alert = Alert(.warning, "Pairing request from \(name(s, p.request.device)) cancelled", at: s.now)
+        let message = "Pairing request from \(name(s, p.request.device)) cancelled"
+        s.alert = Alert(.warning, message, at: s.now)
+        return s.job == nil ? [] : [.output(.warning(message))]
     }
 
     static func completed(_ s: inout AppState, _ id: PeripheralID, _ error: BackendError?) {

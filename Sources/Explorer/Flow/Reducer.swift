@@ -129,6 +129,8 @@ public enum Reducer {
             return []
         case let .agentPromptAnswered(yes):
             return PairingReducer.answered(&s, yes)
+        case let .agentAnswerTyped(line):
+            return PairingReducer.typed(&s, line)
         case .quitRequested:
             s.quitting = true
             return [.quit]

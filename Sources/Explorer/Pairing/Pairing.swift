@@ -24,6 +24,9 @@ public struct AgentSettings: Equatable, Sendable {
     public var passkey: UInt32?
     /// `--confirm yes|no`: the answer to RequestConfirmation and the authorizations.
     public var confirm: Bool?
+    /// A command may ask on its terminal (stdin is one); without, it rejects what the
+    /// flags do not answer.
+    public var terminal = false
     public init(capability: AgentCapability? = .keyboardDisplay, passkey: UInt32? = nil, confirm: Bool? = nil) {
         self.capability = capability; self.passkey = passkey; self.confirm = confirm
     }
@@ -159,5 +162,14 @@ public struct Bond: Equatable, Sendable {
     public var summary: String {
         [(paired, "paired"), (bonded && !paired, "bonded"), (trusted, "trusted"), (blocked, "blocked")]
             .filter(\.0).map(\.1).joined(separator: "·")
+    }
+}
+
+extension String {
+    /// 246810 as "246 810", zero-padded: a passkey as people read it.
+    public init(format6 n: UInt32) {
+        let d = String(n % 1_000_000)
+        let padded = String(repeating: "0", count: 6 - d.count) + d
+        self = padded.prefix(3) + " " + padded.suffix(3)
     }
 }
