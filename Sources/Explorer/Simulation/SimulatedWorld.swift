@@ -6,7 +6,7 @@ public final class SimulatedWorld {
     public let adapterName = "sim0"
     private var rng: SeededRandom
     private let devices: [SimDevice]
-    private let byID: [PeripheralID: SimDevice]
+    let byID: [PeripheralID: SimDevice]
     private var scanning = false
     private var jobs: [(time: Double, seq: Int, run: (Double) -> Void)] = []
     private var seq = 0
@@ -14,9 +14,9 @@ public final class SimulatedWorld {
     /// The pairing device's own randomness: the other devices' runs stay as they were.
     private var lockRandom = SeededRandom(seed: 0x10C)
     /// Agent requests asked and not answered: request id -> device.
-    private var agentRequests: [Int: SimDevice] = [:]
-    private var nextRequest = 1
-    private var bondSent: Set<PeripheralID> = []
+    var agentRequests: [Int: SimDevice] = [:]
+    var nextRequest = 1
+    var bondSent: Set<PeripheralID> = []
     private(set) public var now = 0.0
 
     public init(seed: UInt64, crowd: Int = 0) {
@@ -148,60 +148,6 @@ public final class SimulatedWorld {
         }
     }
 
-    // MARK: Pairing
-
-    /// Like bluetoothd: a device with a passkey has our agent asked for it; others just work.
-    private func pair(_ id: PeripheralID, _ t: Double) {
-        guard let d = byID[id], d.connectable else {
-            emit(t, .pairCompleted(id, BackendError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")))
-            return
-        }
-        if d.bond.paired {
-            emit(t, .pairCompleted(id, BackendError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")))
-            return
-        }
-        guard d.link.passkey != nil else {
-            schedule(t + 0.3) { [unowned self] t in self.paired(d, t) }
-            return
-        }
-        let request = nextRequest
-        nextRequest += 1
-        schedule(t + 0.2) { [unowned self] t in
-            self.agentRequests[request] = d
-            self.emit(t, .agentRequested(AgentRequest(id: request, device: id, kind: .passkey)))
-            // bluetoothd gives up on an unanswered agent after a while.
-            self.schedule(t + 60) { [unowned self] t in
-                guard self.agentRequests.removeValue(forKey: request) != nil else { return }
-                self.emit(t, .agentCancelled)
-                self.emit(t, .pairCompleted(id, BackendError(name: "org.bluez.Error.AuthenticationTimeout",
-                                                                  message: "Authentication Timeout")))
-            }
-        }
-    }
-
-    private func answered(_ request: Int, _ answer: AgentAnswer, _ t: Double) {
-        guard let d = agentRequests.removeValue(forKey: request) else { return }
-        switch answer {
-        case let .passkey(n) where n == d.link.passkey:
-            schedule(t + 0.3) { [unowned self] t in self.paired(d, t) }
-        case .reject:
-            emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationRejected",
-                                                      message: "Authentication Rejected")))
-        case .passkey, .pinCode, .accept:
-            schedule(t + 0.3) { [unowned self] t in
-                self.emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationFailed",
-                                                               message: "Authentication Failed")))
-            }
-        }
-    }
-
-    private func paired(_ d: SimDevice, _ t: Double) {
-        d.bond.paired = true
-        d.bond.bonded = true
-        emit(t, .bondChanged(d.id, d.bond))
-        emit(t, .pairCompleted(d.id, nil))
-    }
-
     /// A press on the demo iTag (on demand: SIGUSR1 in the demo, or a test).
     public func pressButton(at t: Double) {
         now = max(now, t)
@@ -285,7 +231,7 @@ public final class SimulatedWorld {
         return d.linkGeneration
     }
 
-    private func dropLink(_ d: SimDevice, _ reason: DisconnectReason, _ t: Double) {
+    func dropLink(_ d: SimDevice, _ reason: DisconnectReason, _ t: Double) {
         d.connected = false
         for s in d.services { for c in s.characteristics { c.notifying = false; c.generation += 1 } }
         emit(t, .disconnected(d.id, reason))
@@ -387,7 +333,7 @@ public final class SimulatedWorld {
 
     // MARK: Scheduling
 
-    private func schedule(_ time: Double, _ run: @escaping (Double) -> Void) {
+    func schedule(_ time: Double, _ run: @escaping (Double) -> Void) {
         seq += 1
         let job = (time: time, seq: seq, run: run)
         // Binary search: the queue can hold thousands of advertising jobs.
@@ -399,7 +345,7 @@ public final class SimulatedWorld {
         jobs.insert(job, at: lo)
     }
 
-    private func emit(_ t: Double, _ e: BackendEvent) { out.append((t, e)) }
+    func emit(_ t: Double, _ e: BackendEvent) { out.append((t, e)) }
 }
 
 func chunked(_ bytes: Bytes, _ size: Int) -> [Bytes] {
