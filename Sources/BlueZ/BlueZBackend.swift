@@ -14,7 +14,11 @@ public final class BlueZBackend: Backend {
         /// RSSI discovery filter. Without one BlueZ only reports RSSI changes of 8 dB or more;
         /// with one the kernel drops reports whose RSSI is "not available" (127).
         public var rssiFloor: Int?
-        public init(adapter: String? = nil, rssiFloor: Int? = -127) { self.adapter = adapter; self.rssiFloor = rssiFloor }
+        /// The pairing agent's capability; nil registers none.
+        public var agent: AgentCapability?
+        public init(adapter: String? = nil, rssiFloor: Int? = -127, agent: AgentCapability? = nil) {
+            self.adapter = adapter; self.rssiFloor = rssiFloor; self.agent = agent
+        }
     }
 
     static let bluez = "org.bluez"
@@ -46,6 +50,12 @@ public final class BlueZBackend: Backend {
     var resolvedSent: Set<PeripheralID> = []
     var subscribed: Set<String> = []
     var bluezPresent = false
+    /// bluetoothd's unique bus name, once a signal told it: only it may call our agent.
+    var bluezOwner: String?
+    var agentRegistered = false
+    /// Agent calls waiting for the reducer's answer, by the id given in `agentRequested`.
+    var agentCalls: [Int: DBusMethodCall] = [:]
+    var nextAgentCall = 1
     /// PropertiesChanged signals handled (the ingest benchmark reports it).
     public var propertiesChangedCount: Int { ingest.state.propertiesChangedCount }
 
@@ -76,6 +86,7 @@ public final class BlueZBackend: Backend {
     }
 
     public func shutdown() {
+        unregisterAgent()
         // Leave the radio as we found it: stop what we started.
         for path in subscribed {
             bus.call(DBusCall(destination: Self.bluez, path: path, interface: BlueZTranslate.characteristic, member: "StopNotify"),
@@ -122,6 +133,7 @@ public final class BlueZBackend: Backend {
                     return
                 }
                 self.bluezPresent = true
+                self.registerAgent()
                 self.chooseAdapter()
             case let .failure(error):
                 self.bluezPresent = false
@@ -177,6 +189,7 @@ public final class BlueZBackend: Backend {
         ingest.state.deviceIDs.removeAll()
         disconnectReasons.removeAll()
         subscribed.removeAll()
+        forgetAgent()
         mirror.removeAll()
         scanning = false
         adapterPath = nil
@@ -185,11 +198,13 @@ public final class BlueZBackend: Backend {
     // MARK: Signals
 
     func signal(_ s: DBusSignal) {
+        if s.interface != "org.freedesktop.DBus", let sender = s.sender, sender.hasPrefix(":") { bluezOwner = sender }
         switch (s.interface, s.member) {
         case ("org.freedesktop.DBus", "NameOwnerChanged"):
             guard s.args.count == 3, s.args[0].string == Self.bluez else { return }
             let newOwner = s.args[2].string ?? ""
             forgetEverything()
+            bluezOwner = newOwner.isEmpty ? nil : newOwner
             if newOwner.isEmpty {
                 bluezPresent = false
                 send(.adapterChanged(AdapterStatus(name: options.adapter ?? "", power: .absent, discovering: false)))
@@ -259,6 +274,7 @@ public final class BlueZBackend: Backend {
         // BlueZ does not say whether a device is connectable; treat all as connectable.
         report.connectable = true
         send(.advertisementReceived(report))
+        send(.bondChanged(id, BlueZTranslate.bond(props)))
         if props["Connected"]?.bool == true {
             send(.connected(id))
             if props["ServicesResolved"]?.bool == true { scheduleResolved(id, path, settle: 0) }
@@ -278,6 +294,9 @@ public final class BlueZBackend: Backend {
                 send(.advertisementReceived(BlueZTranslate.report(id: id, changed)))
             }
             if invalidated.contains("RSSI") { send(.rssiLost(id)) }
+            if changed.keys.contains(where: BlueZTranslate.bondProperties.contains), let props = mirror[path, iface] {
+                send(.bondChanged(id, BlueZTranslate.bond(props)))
+            }
             if let connected = changed["Connected"]?.bool {
                 if connected {
                     disconnectReasons.removeValue(forKey: id)   // a stale one, never followed by Connected=false

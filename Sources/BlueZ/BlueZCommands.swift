@@ -53,6 +53,16 @@ extension BlueZBackend {
                     ? "the adapter is blocked by rfkill: run `rfkill unblock bluetooth`, then press P again"
                     : "cannot power the adapter on: \(e.message)")))
             }
+        case let .answerAgent(id, answer):
+            answerAgent(id, answer)
+        case let .pair(id):
+            pair(id)
+        case let .setTrusted(id, on):
+            setDeviceFlag(id, "Trusted", on)
+        case let .setBlocked(id, on):
+            setDeviceFlag(id, "Blocked", on)
+        case let .forget(id):
+            forget(id)
         case let .setNotify(_, cid, on):
             call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify") { [weak self] result in
                 switch result {

@@ -12,6 +12,15 @@ enum BlueZTranslate {
     static let advertisingProperties: Set<String> = ["RSSI", "ManufacturerData", "ServiceData", "UUIDs", "Name",
                                                      "Alias", "TxPower", "AdvertisingFlags", "Appearance"]
 
+    /// Device1 properties about pairing.
+    static let bondProperties: Set<String> = ["Paired", "Bonded", "Trusted", "Blocked", "AddressType"]
+
+    static func bond(_ props: BlueZMirror.Properties) -> Bond {
+        Bond(paired: props["Paired"]?.bool ?? false, bonded: props["Bonded"]?.bool ?? false,
+             trusted: props["Trusted"]?.bool ?? false, blocked: props["Blocked"]?.bool ?? false,
+             addressType: props["AddressType"]?.string.flatMap { $0 == "public" || $0 == "random" ? $0 : nil })
+    }
+
     /// The advertisement fields present in `props` (a full set, or only what changed).
     static func advertisement(_ props: BlueZMirror.Properties) -> Advertisement {
         var adv = Advertisement()

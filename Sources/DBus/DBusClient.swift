@@ -60,4 +60,9 @@ public protocol DBusClient: AnyObject {
     var signalsDispatched: (@MainActor () -> Void)? { get set }
     /// Called once when the connection to the bus is lost.
     var disconnectHandler: (@MainActor () -> Void)? { get set }
+    /// Method calls made to our own objects (the pairing agent): the handler answers at
+    /// once, or `.deferred` and later through `reply(to:with:)`; nil leaves a call unknown.
+    func exportHandler(_ handler: (@MainActor (DBusMethodCall) -> DBusReply?)?)
+    /// Answers a call the export handler deferred.
+    func reply(to call: DBusMethodCall, with reply: DBusReply) throws(DBusError)
 }

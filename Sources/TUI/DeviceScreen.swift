@@ -11,6 +11,8 @@ enum DeviceScreen {
         var facts: [String] = []
         if let r = p.rssi { facts.append("RSSI \(r) dBm") }
         if let m = p.mtu { facts.append("MTU \(m)") }
+        if let t = p.bond.addressType { facts.append(t) }
+        facts.append(p.bond.summary.isEmpty ? "not paired" : p.bond.summary)
         g.put("  " + facts.joined(separator: "  "), x: x + 1, y: 1, style: .dimmed)
 
         let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)

@@ -36,6 +36,7 @@ public enum Router {
         }
         Chrome.drawBottom(s, hints: hints, into: &g)
         if s.showHelp { HelpOverlay.draw(into: &g) }
+        PairingOverlay.draw(s, into: &g)
         return g
     }
 }

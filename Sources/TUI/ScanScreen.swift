@@ -101,6 +101,8 @@ enum ScanScreen {
         }
         var parts = [p.advertisement.summary(address: p.address, keys: s.bindKeys)].filter { !$0.isEmpty }
         if !p.connectable { parts.append("non-connectable") }
+        // Paired, trusted, blocked first: they decide what connecting will do.
+        if !p.bond.summary.isEmpty { parts.insert(p.bond.summary, at: 0) }
         return (parts.joined(separator: " · "), .plain)
     }
 

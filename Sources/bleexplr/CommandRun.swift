@@ -38,6 +38,7 @@ final class CommandRun {
             if case .advertisementsReceived = event { self.batches += 1 }
             self.store.send(.backend(event, at: at))
         }
+        if store.state.agent.terminal { TerminalLines.start(loop: loop) { [unowned self] in self.store.send(.agentAnswerTyped($0)) } }
         store.send(.appStarted(recordTo: recordTo))
         onStart?()
         if ticks { tick() }

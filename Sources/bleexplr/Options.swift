@@ -23,7 +23,8 @@ struct Options {
     var record: String?
     var crowd = 0
     /// `--eom TEXT`: the end marker of the message view.
-    var eom: String?
+    var eom: Bytes?
+    var agent = AgentSettings()
     var bus: String?
     var adapter: String?
     var rssiFloor: Int? = -127
@@ -82,7 +83,7 @@ protocol VerbParser {
 /// The verbs and their parsers.
 func verbParser(_ name: String) -> (any VerbParser)? {
     switch name {
-    case "scan", "services", "read", "write", "notify", "decode", "bench-ingest": return CommandVerb(name: name)
+    case "scan", "services", "pair", "read", "write", "notify", "decode", "bench-ingest": return CommandVerb(name: name)
     case "watch": return WatchVerb()
     case "monitor": return MonitorVerb()
     case "replay": return ReplayVerb()
@@ -132,11 +133,10 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
     case "--record": o.record = args.nonEmpty(a, needs: "a file name")
     case "--crowd": o.crowd = args.int(a, 0...100_000)
     case "--eom":
-        let v = args.value(a)
-        guard !v.isEmpty, v.utf8.count <= 64, !v.unicodeScalars.contains(where: { TerminalSafe.isUnsafe($0) }) else {
-            fail("--eom takes the text that ends a message (1 to 64 printable bytes), like EOM")
-        }
-        o.eom = v
+        guard let m = StreamAssembly.marker(args.value(a)) else { fail("--eom takes the text that ends a message (1 to 64 printable bytes), like EOM") }
+        o.eom = m
+    case _ where AgentSettings.flags.contains(a):
+        if case let .failure(e) = o.agent.apply(a, args.value(a)) { fail(e.message) }
     case "--bus":
         let v = args.value(a)
         guard !v.isEmpty, v.utf8.count < 1024, !v.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
@@ -171,11 +171,8 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
 }
 
 func parseAddress(_ s: String) -> String {
-    let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-    guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
-        fail("'\(TerminalSafe.text(s))' is not a Bluetooth address like AA:BB:CC:DD:EE:FF")
-    }
-    return s.uppercased()
+    guard let a = PeripheralID.address(s) else { fail("'\(TerminalSafe.text(s))' is not a Bluetooth address like AA:BB:CC:DD:EE:FF") }
+    return a
 }
 
 func parseUUID(_ s: String) -> BLEUUID {
@@ -217,6 +214,9 @@ struct CommandVerb: VerbParser {
         case "services":
             need(1, "services ADDRESS [--json]")
             return .command(.services(address: parseAddress(rest[0])))
+        case "pair":
+            need(1, "pair ADDRESS [--passkey N] [--confirm yes|no]")
+            return .command(.pair(address: parseAddress(rest[0])))
         case "read":
             need(2, "read ADDRESS UUID [--offset N] [--json]")
             return .command(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0))

@@ -60,7 +60,7 @@ if case let .replay(plan) = options.verb {
              + (options.bus == nil ? " (is D-Bus running? try --demo for the simulated world)" : ""))
     }
     connection = bus
-    let b = BlueZBackend(bus: bus, options: .init(adapter: options.adapter, rssiFloor: options.rssiFloor))
+    let b = BlueZBackend(bus: bus, options: .init(adapter: options.adapter, rssiFloor: options.rssiFloor, agent: options.agent.capability))
     bluez = b
     backend = b
     adapterName = options.adapter ?? "default"
@@ -70,7 +70,9 @@ var initial = AppState(now: Timestamp.now())
 initial.backendKind = backend.kind
 initial.recordingDefaultPath = options.record
 initial.bindKeys = options.keys
-if let eom = options.eom { initial.streamMarker = Array(eom.utf8) }
+if let eom = options.eom { initial.streamMarker = eom }
+initial.agent = options.agent
+initial.agent.terminal = TerminalLines.available
 initial.rssiFilterOn = !options.demo && options.rssiFloor != nil
 if let replay {
     // The scan plays as it was recorded: the replay's own adapter events say so.

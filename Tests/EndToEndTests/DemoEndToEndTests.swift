@@ -72,7 +72,7 @@ struct DemoEndToEndTests {
         try t.waitFor(text: "Demo HRM")
         try t.keys("?")
         let help = try t.waitFor(text: "any key closes")
-        #expect(help.contains("notifications/indications on/off"))
+        #expect(help.contains("notify on/off"))
         try t.keys("x")
         try t.waitFor("help closed") { !$0.contains("any key closes") }
         try t.keys("C-c")

@@ -120,7 +120,7 @@ struct ScreenTests {
         let lines = Self.render(s)
         Self.expectLines(Array(lines.prefix(10)), [
             " bleexplr │ Scan › Demo HRM",
-            " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247",
+            " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247  not paired",
             "",
             " ▾ Heart Rate                             180D",
             "     Heart Rate Measurement               2A37  notify",

@@ -106,6 +106,16 @@ public enum BackendEvent: Equatable, Sendable {
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     case scanFailed(BackendError)
     case failure(BackendError)
+    // Pairing (org.bluez.Agent1 calls to our agent, Device1.Pair and its properties)
+    /// BlueZ asks our agent something; answered with `BackendCommand.answerAgent(id, _)`.
+    case agentRequested(AgentRequest)
+    /// BlueZ gave up on the request it made (Agent1.Cancel): timeout, or the peer cancelled.
+    case agentCancelled
+    /// bluetoothd no longer uses our agent (Agent1.Release).
+    case agentReleased
+    case pairCompleted(PeripheralID, BackendError?)
+    /// Paired, Bonded, Trusted, Blocked or AddressType of a device, as now known.
+    case bondChanged(PeripheralID, Bond)
 }
 
 extension BackendEvent {
@@ -135,6 +145,14 @@ public enum BackendCommand: Equatable, Sendable {
     case readDescriptor(PeripheralID, AttributeID)
     /// Adapter power (BlueZ: Adapter1.Powered; rfkill may refuse it).
     case setPowered(Bool)
+    /// The answer to the agent request with this id.
+    case answerAgent(Int, AgentAnswer)
+    /// Device1.Pair; completes as `pairCompleted`.
+    case pair(PeripheralID)
+    case setTrusted(PeripheralID, Bool)
+    case setBlocked(PeripheralID, Bool)
+    /// Adapter1.RemoveDevice: unpairs and forgets the device (it reappears when heard again).
+    case forget(PeripheralID)
 }
 
 /// A Bluetooth backend: BlueZ over D-Bus, the simulated world, or a replayed recording.

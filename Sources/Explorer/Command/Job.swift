@@ -18,19 +18,21 @@ public enum Job: Equatable, Sendable {
     case monitor(duration: Double?)
     /// Scan until a device with this name appears (the signal-storm benchmark's marker).
     case scanUntilNamed(String)
+    /// Pair with the device (Device1.Pair), answering the agent from `--passkey` / `--confirm`.
+    case pair(address: String)
 
     /// The device the job works on, as typed (upper case).
     public var address: String? {
         switch self {
         case .scan, .monitor, .scanUntilNamed: return nil
-        case let .services(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _), let .watch(a, _, _):
+        case let .services(a), let .pair(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _), let .watch(a, _, _):
             return a
         }
     }
 
     public var uuid: BLEUUID? {
         switch self {
-        case .scan, .monitor, .scanUntilNamed, .services: return nil
+        case .scan, .monitor, .scanUntilNamed, .services, .pair: return nil
         case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _): return u
         }
     }
@@ -40,7 +42,7 @@ public enum Job: Equatable, Sendable {
         switch self {
         case let .notify(_, _, count, _, until): return count == nil && until == nil
         case .watch, .monitor, .scanUntilNamed: return true
-        case .scan, .services, .read, .write: return false
+        case .scan, .services, .read, .write, .pair: return false
         }
     }
 }

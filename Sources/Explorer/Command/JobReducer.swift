@@ -3,7 +3,7 @@
 /// `ConnectionReducer`, and answers with effects: backend commands, timers, what to
 /// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
 enum JobReducer {
-    static let findTimeout = 20.0, connectTimeout = 45.0, operationTimeout = 15.0, lingerTimeout = 3.0
+    static let findTimeout = 20.0, connectTimeout = 45.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
     static let messageLimit = 256 << 20
     static let reconnectBackoff = Backoff(initial: 1, limit: 30)
 
@@ -35,6 +35,8 @@ enum JobReducer {
         if case .monitor = job.job {
             for case let .regionChanged(t) in effects { out.append(.output(.region(t))) }
         }
+        // No terminal to ask on: the app's reducer rejected an agent request; say why.
+        for case let .backend(.answerAgent(_, .reject(why))) in effects { out.append(.output(.warning("pairing request rejected: \(why)"))) }
         // The connection became ready: the job's work begins.
         if job.phase == .connecting, let id = job.target, s.peripherals[id]?.connection == .connected {
             out += work(&s, &job, id)
@@ -48,7 +50,7 @@ enum JobReducer {
         case let .scan(duration): return [.startTimer(.duration, after: duration)]
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case .scanUntilNamed, .watch: return []
-        case .services, .read, .write, .notify: return [.startTimer(.find, after: findTimeout)]
+        case .services, .read, .write, .notify, .pair: return [.startTimer(.find, after: findTimeout)]
         }
     }
 
@@ -127,6 +129,9 @@ enum JobReducer {
             }
         case let .valueNotified(cid, bytes) where cid == job.characteristic && job.phase == .working:
             return notified(&s, &job, bytes, at: at)
+        case let .pairCompleted(id, error) where id == target && job.phase == .working:
+            if let error { return fail(&s, &job, "pairing with \(id) failed: \(error)") }
+            return [.cancelTimer(.operation), .output(.warning("paired with \(id)"))] + leave(&s, &job, exitCode: 0)
         case let .scanFailed(error):
             return fail(&s, &job, "scan failed: \(error)")
         case let .failure(error):
@@ -147,7 +152,18 @@ enum JobReducer {
               let r = reports.first(where: { $0.address.uppercased() == wanted }), s.peripherals[r.id] != nil else { return [] }
         job.target = r.id
         s.scanWanted = false
+        if case .pair = job.job { return [.cancelTimer(.find), .backend(.stopScan)] + pair(&s, &job, r.id) }
         return [.cancelTimer(.find), .backend(.stopScan)] + connect(&s, &job)
+    }
+
+    /// `pair`: Device1.Pair connects by itself; pairing can wait on the other device's user.
+    static func pair(_ s: inout AppState, _ job: inout JobState, _ id: PeripheralID) -> [Effect] {
+        job.phase = .working
+        if s.peripherals[id]?.bond.paired == true {
+            return [.output(.warning("\(id) is already paired"))] + leave(&s, &job, exitCode: 0)
+        }
+        s.pairing = id
+        return [.backend(.pair(id)), .startTimer(.operation, after: pairTimeout)]
     }
 
     static func connect(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
@@ -191,7 +207,7 @@ enum JobReducer {
                 return effects + fail(&s, &job, "\(uuid) on \(p.address) neither notifies nor indicates")
             }
             effects.append(.backend(.setNotify(id, c.id, true)))
-        case .scan, .services, .monitor, .scanUntilNamed:
+        case .scan, .services, .monitor, .scanUntilNamed, .pair:
             break
         }
         return effects

@@ -26,6 +26,7 @@ public enum Usage {
 usage: bleexplr [OPTIONS]                          the full-screen explorer
        bleexplr [OPTIONS] scan [--duration S] [--json]
        bleexplr [OPTIONS] services ADDRESS [--json]
+       bleexplr [OPTIONS] pair ADDRESS [--passkey N] [--confirm yes|no]   exit 0 when paired
        bleexplr [OPTIONS] read ADDRESS UUID [--offset N] [--json]   N: from byte N on
        bleexplr [OPTIONS] write ADDRESS UUID VALUE [--without-response] [--json]
        bleexplr [OPTIONS] notify ADDRESS UUID [--count N] [--duration S] [--json]
@@ -62,6 +63,12 @@ Options:
                      (default 10) without one at or above --exit-rssi (default -85).
                      --on-enter CMD / --on-exit CMD run with BLE_REGION, BLE_EVENT,
                      BLE_ADDRESS, BLE_MAJOR, BLE_MINOR, BLE_RSSI, BLE_TIME set
+  --agent CAPABILITY the pairing agent registered with bluetoothd: keyboard-display
+                     (default), display-yes-no, display-only, keyboard-only,
+                     no-input-no-output, or off (none)
+  --passkey N        answer a passkey (or PIN) request without asking (commands)
+  --confirm yes|no   answer a numeric comparison or authorization without asking;
+                     otherwise a command asks on its terminal, and without one rejects
   --secrets FILE     NAME=value lines (mode 600) for ${NAME} in hooks' URLs, headers
                      and bodies; the environment is used for names not in it
 
@@ -84,7 +91,8 @@ Hooks (watch, and `a` on a characteristic screen in the app):
   -h, --help         this help
 
 Keys in the app: arrows or j/k move, Enter connects/opens, Esc goes back, / filters,
-a attaches a hook to a characteristic, b shows iBeacon regions, ? lists every key,
+a attaches a hook to a characteristic, b shows iBeacon regions, e pairs, t trusts,
+B blocks, X forgets a device, ? lists every key,
 q quits. In the demo, SIGUSR1 presses the iTag's button. In a
 replay: p pauses, x cycles the speed (1x, 10x, max), [ ] seek 10 s, { } a minute.
 See docs/hooks.md for watch and monitor, with a kintone example.

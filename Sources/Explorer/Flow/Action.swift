@@ -49,6 +49,19 @@ public enum Action: Equatable, Sendable {
     case quitRequested
     /// Ctrl-L: draw the whole screen again (the terminal layer's; the state stays as it is).
     case repaintRequested
+    // Pairing
+    case pairRequested
+    case trustToggled
+    case blockToggled
+    /// `X`: asks first (`forgetAnswered`).
+    case forgetRequested
+    case forgetAnswered(Bool)
+    /// Digits typed into the agent's passkey (or PIN) prompt.
+    case agentPromptEdited(InputEdit)
+    /// Enter or y (true), Esc or n (false) on the agent's prompt.
+    case agentPromptAnswered(Bool)
+    /// A line typed on a command's terminal, answering the agent's question.
+    case agentAnswerTyped(String)
     /// Pause, speed or seek of a replay (p, x, [ ]).
     case replayControlled(ReplayControl)
     /// The app is up: start scanning, and recording when asked on the command line.

@@ -66,6 +66,17 @@ enum BackendReducer {
             Reducer.fail(&s, "Scan failed: \(error)")
         case let .failure(error):
             Reducer.fail(&s, error.description)
+        case let .agentRequested(request):
+            return PairingReducer.requested(&s, request)
+        case .agentCancelled:
+            return PairingReducer.cancelled(&s)
+        case .agentReleased:
+            s.agentPrompt = nil
+            s.alert = Alert(.warning, "bluetoothd released our pairing agent", at: at)
+        case let .pairCompleted(id, error):
+            PairingReducer.completed(&s, id, error)
+        case let .bondChanged(id, bond):
+            s.peripherals[id]?.bond = bond
         }
         return []
     }

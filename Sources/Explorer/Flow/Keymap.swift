@@ -100,11 +100,9 @@ public enum Keymap {
             KeyBinding([.char("w")], .writeStarted, needs: [.write, .writeWithoutResponse], hints: [.characteristic: "w write"],
                        replayHints: [:]),
         ]),
-        KeyRow(label: "n", help: "notifications/indications on/off", bindings: [
+        KeyRow(label: "n f F", help: "notify on/off; format decoded/hex/text/ints/floats", bindings: [
             KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.characteristic: "n notify"],
                        replayHints: [:]),
-        ]),
-        KeyRow(label: "f F", help: "value format: decoded, hex, text, ints, floats", bindings: [
             KeyBinding([.char("f")], .formatCycled(forward: true), hints: [.characteristic: "f format"]),
             KeyBinding([.char("F")], .formatCycled(forward: false)),
         ]),
@@ -116,6 +114,12 @@ public enum Keymap {
         ]),
         KeyRow(label: "b", help: "iBeacon regions: inside or out, beacons", bindings: [
             KeyBinding([.char("b")], .regionsRequested),
+        ]),
+        KeyRow(label: "e t B X", help: "pair; trust, block (on/off); forget (asks y/n)", bindings: [
+            KeyBinding([.char("e")], .pairRequested, on: [.scan, .details, .device], hints: [.device: "e pair"], replayHints: [:]),
+            KeyBinding([.char("t")], .trustToggled, on: [.scan, .details, .device]),
+            KeyBinding([.char("B")], .blockToggled, on: [.scan, .details, .device]),
+            KeyBinding([.char("X")], .forgetRequested, on: [.scan, .details, .device]),
         ]),
         KeyRow(label: "R P", help: "recording on/off; power the adapter on", bindings: [
             KeyBinding([.char("R")], .recordingToggled, hints: [.scan: "R rec"], replayHints: [:]),
@@ -144,6 +148,8 @@ public enum Keymap {
     ]
 
     public static func action(for key: Key, in state: AppState) -> Action? {
+        if let p = state.agentPrompt { return agentAction(key, p.request.kind) }
+        if state.forgetAsked != nil { return key == .resize ? nil : .forgetAnswered(key == .char("y") || key == .char("Y")) }
         if state.input != nil { return inputAction(key) }
         if state.showHelp { return helpAction(key) }
         for row in rows {
@@ -179,6 +185,30 @@ public enum Keymap {
         case .ctrl("l"): return .repaintRequested
         case .resize: return nil
         default: return .helpToggled
+        }
+    }
+
+    /// While BlueZ's agent asks: digits for a passkey (Enter sends, Esc refuses), y or n
+    /// for a question, Enter or Esc hides a passkey shown.
+    static func agentAction(_ key: Key, _ kind: AgentRequestKind) -> Action? {
+        switch kind {
+        case .passkey, .pinCode:
+            switch key {
+            case .enter: return .agentPromptAnswered(true)
+            case .escape, .ctrl("c"): return .agentPromptAnswered(false)
+            case .backspace, .delete: return .agentPromptEdited(.deleteBackward)
+            case .ctrl("u"): return .agentPromptEdited(.clear)
+            case let .char(c): return .agentPromptEdited(.insert(String(c)))
+            default: return nil
+            }
+        case .confirmation, .authorization, .service:
+            switch key {
+            case .char("y"), .char("Y"): return .agentPromptAnswered(true)
+            case .char("n"), .char("N"), .escape, .ctrl("c"): return .agentPromptAnswered(false)
+            default: return nil
+            }
+        case .displayPasskey, .displayPinCode:
+            return key == .enter || key == .escape ? .agentPromptAnswered(true) : nil
         }
     }
 

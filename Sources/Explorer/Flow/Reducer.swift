@@ -119,6 +119,24 @@ public enum Reducer {
             s.hookActivity.removeValue(forKey: cid)
             fail(&s, "Hook not attached: \(message)")
             return []
+        case .pairRequested:
+            return PairingReducer.pair(&s)
+        case .trustToggled:
+            return PairingReducer.trust(&s)
+        case .blockToggled:
+            return PairingReducer.block(&s)
+        case .forgetRequested:
+            s.forgetAsked = PairingReducer.target(s)
+            return []
+        case let .forgetAnswered(yes):
+            return PairingReducer.forgetAnswered(&s, yes)
+        case let .agentPromptEdited(edit):
+            PairingReducer.edited(&s, edit)
+            return []
+        case let .agentPromptAnswered(yes):
+            return PairingReducer.answered(&s, yes)
+        case let .agentAnswerTyped(line):
+            return PairingReducer.typed(&s, line)
         case .quitRequested:
             s.quitting = true
             return [.quit]

@@ -150,6 +150,14 @@ public struct AppState: Equatable, Sendable {
     public var hookActivity: [CharacteristicID: HookActivity] = [:]
     /// Where the replay is, when the backend is a recording played back.
     public var replay: ReplayStatus?
+    /// `--agent`, `--passkey`, `--confirm`.
+    public var agent = AgentSettings()
+    /// What BlueZ's agent call asks the user, until answered or cancelled.
+    public var agentPrompt: AgentPrompt?
+    /// The device whose pairing was asked for (Device1.Pair under way).
+    public var pairing: PeripheralID?
+    /// The device `X` asked to forget, until the user says y or n.
+    public var forgetAsked: PeripheralID?
 
     /// A device not heard for this long is marked stale, and removed after `expireAfter`.
     public static let staleAfter = 10.0

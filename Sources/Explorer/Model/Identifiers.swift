@@ -93,3 +93,21 @@ extension BLEUUID: ExpressibleByStringLiteral {
         self = u
     }
 }
+
+extension PeripheralID {
+    /// A Bluetooth address as typed on a command line, in upper case; nil unless it is six
+    /// pairs of hex digits separated by colons.
+    public static func address(_ s: String) -> String? {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else { return nil }
+        return s.uppercased()
+    }
+}
+
+extension StreamAssembly {
+    /// `--eom TEXT`: 1 to 64 printable bytes; nil otherwise.
+    public static func marker(_ text: String) -> Bytes? {
+        guard !text.isEmpty, text.utf8.count <= 64, !text.unicodeScalars.contains(where: { TerminalSafe.isUnsafe($0) }) else { return nil }
+        return Array(text.utf8)
+    }
+}

@@ -76,6 +76,8 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
     public var connection: ConnectionState = .disconnected
     public var services: [GATTService]? = nil
     public var mtu: Int? = nil
+    /// Paired, bonded, trusted, blocked; the address type.
+    public var bond = Bond()
 
     public init(id: PeripheralID, address: String, name: String?, rssi: Int?, seen: Timestamp,
                 connectable: Bool, advertisement: Advertisement) {

@@ -126,7 +126,33 @@ public enum RecordingFormat {
             j.string("type", "error")
             j.string("context", "backend")
             error(&j, e)
+        case let .agentRequested(r):
+            // What was asked, never the passkey or PIN (shown or to be typed).
+            j.string("type", "agent")
+            j.string("address", r.device.rawValue)
+            j.string("request", r.kind.code)
+        case .agentCancelled:
+            j.string("type", "agent"); j.string("request", "cancelled")
+        case .agentReleased:
+            j.string("type", "agent"); j.string("request", "released")
+        case let .pairCompleted(id, err):
+            j.string("type", "pair")
+            j.string("address", id.rawValue)
+            if let err { error(&j, err) }
+        case let .bondChanged(id, b):
+            j.string("type", "bond")
+            j.string("address", id.rawValue)
+            j.bool("paired", b.paired); j.bool("bonded", b.bonded); j.bool("trusted", b.trusted); j.bool("blocked", b.blocked)
+            j.string("addressType", b.addressType)
         }
+        return j.finish()
+    }
+
+    /// The answer our agent gave: that a passkey was entered or a number confirmed, never
+    /// the passkey itself.
+    public static func agentAnswerLine(_ a: AgentAnswer, at: Timestamp) -> String {
+        var j = JSONLine()
+        j.string("t", at.iso8601); j.string("type", "agent"); j.string("request", "answered"); j.string("answer", a.code)
         return j.finish()
     }
 

@@ -58,7 +58,8 @@ public struct Recording: Sendable {
                           skipped: 0, other: 0)
         for line in lines {
             guard let v = try? JSONValue.parse(String(line)), let type = v["type"]?.string else { r.skipped += 1; continue }
-            if ["command", "hook", "action", "region"].contains(type) { r.other += 1; continue }
+            // An agent's request is not asked again in a replay: it is only counted.
+            if ["command", "hook", "action", "region", "agent"].contains(type) { r.other += 1; continue }
             guard let at = v["t"]?.string.flatMap({ Timestamp(iso8601: $0) }), let event = RecordedEvent.event(type, v) else {
                 r.skipped += 1
                 continue
@@ -130,6 +131,13 @@ enum RecordedEvent {
             guard let did = path(v) else { return nil }
             if let e = error(v) { return .descriptorRead(did, .failure(e)) }
             return bytes(v).map { .descriptorRead(did, .success($0)) }
+        case "pair": return id.map { .pairCompleted($0, error(v)) }
+        case "bond":
+            guard let id else { return nil }
+            let at = v["addressType"]?.string
+            return .bondChanged(id, Bond(paired: v["paired"]?.bool ?? false, bonded: v["bonded"]?.bool ?? false,
+                                         trusted: v["trusted"]?.bool ?? false, blocked: v["blocked"]?.bool ?? false,
+                                         addressType: at == "public" || at == "random" ? at : nil))
         case "error":
             guard let e = error(v) else { return nil }
             return v["context"]?.string == "scan" ? .scanFailed(e) : .failure(e)

@@ -63,7 +63,9 @@ public final class ReplayBackend: Backend {
         case .startScan: emit?(.scanFailed(.notSupported(readOnly)), at)
         case .stopScan, .setPowered: emit?(.failure(.notSupported(readOnly)), at)
         case let .connect(id): emit?(.connectFailed(id, .notSupported(readOnly)), at)
-        case .disconnect: emit?(.failure(.notSupported(readOnly)), at)
+        case .disconnect, .setTrusted, .setBlocked, .forget: emit?(.failure(.notSupported(readOnly)), at)
+        case let .pair(id): emit?(.pairCompleted(id, .notSupported(readOnly)), at)
+        case .answerAgent: break   // a replay never asks
         case let .read(_, cid, _): emit?(.readCompleted(cid, .failure(.notSupported(readOnly))), at)
         case let .write(_, cid, bytes, type): emit?(.writeCompleted(cid, bytes, type, .notSupported(readOnly)), at)
         case let .setNotify(_, cid, on): emit?(.notifyChanged(cid, enabled: on, .notSupported(readOnly)), at)

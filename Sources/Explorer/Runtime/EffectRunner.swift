@@ -42,6 +42,9 @@ public final class EffectRunner {
     public func run(_ effect: Effect) {
         switch effect {
         case let .backend(command):
+            if case let .answerAgent(_, answer) = command {
+                recorder?.append(RecordingFormat.agentAnswerLine(answer, at: store.state.now))
+            }
             backend?.execute(command)
         case let .startRecording(path, renameIfTaken):
             do {

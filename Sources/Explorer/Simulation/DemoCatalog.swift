@@ -257,6 +257,22 @@ enum DemoCatalog {
         return list
     }
 
+    /// The passkey `Demo Lock` "shows" on its display: type it when pairing asks.
+    public static let lockPasskey: UInt32 = 246_810
+
+    /// A device that pairs only with a passkey (a random static address, as most do).
+    static func pairingDevice() -> SimDevice {
+        let m = PathMaker("C4:7A:0E:51:3B:D9")
+        let d = SimDevice(
+            address: "C4:7A:0E:51:3B:D9", name: "Demo Lock", connectable: true,
+            advertisement: Advertisement(localName: "Demo Lock", serviceUUIDs: ["1815"], flags: 0x06),
+            advInterval: 0.5, baseRSSI: -58, phase: 0.3,
+            services: [m.service("1815") { [m] s in [m.char(s, "2A56", [.read, .write], [0x00])] }, m.battery(88)],
+            link: LinkBehaviour(passkey: lockPasskey))
+        d.bond.addressType = "random"
+        return d
+    }
+
     /// `count` more anonymous devices, for benchmarks with a crowded room.
     static func crowd(_ count: Int, rng: inout SeededRandom) -> [SimDevice] {
         (0..<count).map { i in

@@ -62,6 +62,8 @@ struct LinkBehaviour: Equatable {
     var abortFirstAttempt = false
     /// The peripheral drops the link this many seconds after services are resolved.
     var dropAfter: Double? = nil
+    /// Pairing asks for this passkey (the device "shows" it); nil: pairing just works.
+    var passkey: UInt32? = nil
 }
 
 final class SimDevice {
@@ -76,6 +78,7 @@ final class SimDevice {
     let link: LinkBehaviour
     var connected = false
     var linkGeneration = 0
+    var bond = Bond(addressType: "public")
     /// Scripted base RSSI by world time (nil: out of range), for beacons that move.
     var rssiScript: ((Double) -> Double?)?
 

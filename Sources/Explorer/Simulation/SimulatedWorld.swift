@@ -6,11 +6,17 @@ public final class SimulatedWorld {
     public let adapterName = "sim0"
     private var rng: SeededRandom
     private let devices: [SimDevice]
-    private let byID: [PeripheralID: SimDevice]
+    let byID: [PeripheralID: SimDevice]
     private var scanning = false
     private var jobs: [(time: Double, seq: Int, run: (Double) -> Void)] = []
     private var seq = 0
     private var out: [(Double, BackendEvent)] = []
+    /// The pairing device's own randomness: the other devices' runs stay as they were.
+    private var lockRandom = SeededRandom(seed: 0x10C)
+    /// Agent requests asked and not answered: request id -> device.
+    var agentRequests: [Int: SimDevice] = [:]
+    var nextRequest = 1
+    var bondSent: Set<PeripheralID> = []
     private(set) public var now = 0.0
 
     public init(seed: UInt64, crowd: Int = 0) {
@@ -18,11 +24,12 @@ public final class SimulatedWorld {
         var all = DemoCatalog.devices()
         all += DemoCatalog.regionDevices()
         all += DemoCatalog.crowd(crowd, rng: &rng)
+        all.append(DemoCatalog.pairingDevice())
         devices = all
         byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         emit(0, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: false)))
         for d in devices {
-            let first = rng.uniform(0.05, d.advInterval)
+            let first = d.link.passkey == nil ? rng.uniform(0.05, d.advInterval) : 0.2
             schedule(first) { [unowned self] t in self.advertise(d, t) }
         }
     }
@@ -106,6 +113,26 @@ public final class SimulatedWorld {
                     self.emit(t, .descriptorRead(did, .success(owner.descriptorValues[did] ?? [])))
                 }
             }
+        case let .pair(id):
+            pair(id, t)
+        case let .answerAgent(request, answer):
+            answered(request, answer, t)
+        case let .setTrusted(id, on):
+            guard let d = byID[id] else { return }
+            d.bond.trusted = on
+            emit(t, .bondChanged(id, d.bond))
+        case let .setBlocked(id, on):
+            guard let d = byID[id] else { return }
+            d.bond.blocked = on
+            emit(t, .bondChanged(id, d.bond))
+            if on, d.connected { dropLink(d, .other("blocked"), t) }
+        case let .forget(id):
+            guard let d = byID[id] else { return }
+            if d.connected { dropLink(d, .local, t) }
+            d.bond = Bond(addressType: d.bond.addressType)
+            bondSent.remove(id)
+            emit(t, .bondChanged(id, d.bond))
+            emit(t, .peripheralRemoved(id))
         case .setPowered:
             emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: scanning)))
         case let .setNotify(id, cid, on):
@@ -143,19 +170,23 @@ public final class SimulatedWorld {
 
     private func advertise(_ d: SimDevice, _ t: Double) {
         // BLE adds 0-10 ms of random delay to each advertising event.
-        schedule(t + d.advInterval + rng.uniform(0, 0.01)) { [unowned self] t in self.advertise(d, t) }
-        guard scanning, !d.connected, rng.uniform(0, 1) < 0.85 else { return }  // some reports are missed
+        var random = d.link.passkey == nil ? rng : lockRandom
+        defer { if d.link.passkey == nil { rng = random } else { lockRandom = random } }
+        schedule(t + d.advInterval + random.uniform(0, 0.01)) { [unowned self] t in self.advertise(d, t) }
+        guard scanning, !d.connected, random.uniform(0, 1) < 0.85 else { return }  // some reports are missed
         let rssi: Int
         if let script = d.rssiScript {
             guard let base = script(t) else { return }
-            rssi = Int((base + rng.gaussian(1.5)).rounded())
+            rssi = Int((base + random.gaussian(1.5)).rounded())
         } else {
             let wave = 3 * sinApprox(t / 7 + d.phase)
-            rssi = Int((d.baseRSSI + wave + rng.gaussian(2.5)).rounded())
+            rssi = Int((d.baseRSSI + wave + random.gaussian(2.5)).rounded())
         }
         emit(t, .advertisementReceived(AdvertisementReport(
             id: d.id, address: d.id.rawValue, name: d.name, rssi: max(-110, min(-20, rssi)),
             connectable: d.connectable, advertisement: d.advertisement)))
+        // As BlueZ's Device1 says it from the first sight on.
+        if d.bond != Bond(addressType: "public"), bondSent.insert(d.id).inserted { emit(t, .bondChanged(d.id, d.bond)) }
     }
 
     private func connect(_ id: PeripheralID, _ t: Double) {
@@ -200,7 +231,7 @@ public final class SimulatedWorld {
         return d.linkGeneration
     }
 
-    private func dropLink(_ d: SimDevice, _ reason: DisconnectReason, _ t: Double) {
+    func dropLink(_ d: SimDevice, _ reason: DisconnectReason, _ t: Double) {
         d.connected = false
         for s in d.services { for c in s.characteristics { c.notifying = false; c.generation += 1 } }
         emit(t, .disconnected(d.id, reason))
@@ -302,7 +333,7 @@ public final class SimulatedWorld {
 
     // MARK: Scheduling
 
-    private func schedule(_ time: Double, _ run: @escaping (Double) -> Void) {
+    func schedule(_ time: Double, _ run: @escaping (Double) -> Void) {
         seq += 1
         let job = (time: time, seq: seq, run: run)
         // Binary search: the queue can hold thousands of advertising jobs.
@@ -314,7 +345,7 @@ public final class SimulatedWorld {
         jobs.insert(job, at: lo)
     }
 
-    private func emit(_ t: Double, _ e: BackendEvent) { out.append((t, e)) }
+    func emit(_ t: Double, _ e: BackendEvent) { out.append((t, e)) }
 }
 
 func chunked(_ bytes: Bytes, _ size: Int) -> [Bytes] {

@@ -1,0 +1,240 @@
+import Testing
+@testable import Explorer
+
+@Suite("Pairing: agent requests, answers, pair, trust, block, forget")
+struct PairingTests {
+    static let lock = Fixture.hrm
+
+    static func asked(_ kind: AgentRequestKind, id: Int = 7, _ s: inout AppState) -> [Effect] {
+        Fixture.apply(&s, .agentRequested(AgentRequest(id: id, device: lock, kind: kind)))
+    }
+
+    static func keys(_ s: inout AppState, _ keys: [Key]) -> [Effect] {
+        var effects: [Effect] = []
+        for k in keys { if let a = Keymap.action(for: k, in: s) { effects += Reducer.reduce(&s, a) } }
+        return effects
+    }
+
+    @Test func aPasskeyIsTypedAndSentAsTheAnswer() {
+        var s = Fixture.scanning()
+        #expect(Self.asked(.passkey, &s) == [])
+        #expect(s.agentPrompt?.request.kind == .passkey)
+        // Letters are not digits; the seventh digit does not fit.
+        let effects = Self.keys(&s, [.char("1"), .char("x"), .char("2"), .char("3"), .char("4"), .char("5"), .char("6"), .char("7")])
+        #expect(effects == [])
+        #expect(s.agentPrompt?.typed == "123456")
+        #expect(Self.keys(&s, [.enter]) == [.backend(.answerAgent(7, .passkey(123_456)))])
+        #expect(s.agentPrompt == nil)
+    }
+
+    @Test func aShortPasskeyIsNotSentAndEscRefuses() {
+        var s = Fixture.scanning()
+        _ = Self.asked(.passkey, &s)
+        #expect(Self.keys(&s, [.char("1"), .enter]) == [])
+        #expect(s.alert?.message == "The passkey has six digits")
+        #expect(s.agentPrompt != nil)
+        #expect(Self.keys(&s, [.escape]) == [.backend(.answerAgent(7, .reject("refused by the user")))])
+        #expect(s.agentPrompt == nil)
+    }
+
+    @Test func aPinCodeIsText() {
+        var s = Fixture.scanning()
+        _ = Self.asked(.pinCode, &s)
+        #expect(Self.keys(&s, [.char("0"), .char("a"), .char("\u{1B}"), .backspace, .char("b"), .enter])
+                == [.backend(.answerAgent(7, .pinCode("0b")))])
+    }
+
+    @Test func aNumericComparisonIsYesOrNo() {
+        var s = Fixture.scanning()
+        _ = Self.asked(.confirmation(42), &s)
+        #expect(Self.keys(&s, [.char("7")]) == [])   // neither yes nor no: the question stays
+        #expect(Self.keys(&s, [.char("y")]) == [.backend(.answerAgent(7, .accept))])
+        _ = Self.asked(.confirmation(42), id: 8, &s)
+        #expect(Self.keys(&s, [.char("n")]) == [.backend(.answerAgent(8, .reject("refused by the user")))])
+    }
+
+    @Test func authorizationsAreYesOrNo() {
+        var s = Fixture.scanning()
+        _ = Self.asked(.authorization, &s)
+        #expect(Self.keys(&s, [.char("Y")]) == [.backend(.answerAgent(7, .accept))])
+        _ = Self.asked(.service("180D"), id: 9, &s)
+        #expect(Self.keys(&s, [.escape]) == [.backend(.answerAgent(9, .reject("refused by the user")))])
+    }
+
+    @Test func aShownPasskeyIsAnsweredAtOnceAndStaysUntilPaired() {
+        var s = Fixture.scanning()
+        #expect(Self.asked(.displayPasskey(1234, entered: 0), &s) == [.backend(.answerAgent(7, .accept))])
+        #expect(Self.asked(.displayPasskey(1234, entered: 3), id: 8, &s) == [.backend(.answerAgent(8, .accept))])
+        #expect(s.agentPrompt?.request.kind == .displayPasskey(1234, entered: 3))
+        #expect(Self.asked(.displayPinCode("0000"), id: 9, &s) == [.backend(.answerAgent(9, .accept))])
+        _ = Fixture.apply(&s, .pairCompleted(Self.lock, nil))
+        #expect(s.agentPrompt == nil)
+        #expect(s.peripherals[Self.lock]?.bond.paired == true)
+        // Esc only hides a shown one: nothing to answer.
+        _ = Self.asked(.displayPasskey(1, entered: 0), id: 10, &s)
+        #expect(Self.keys(&s, [.escape]) == [])
+        #expect(s.agentPrompt == nil)
+    }
+
+    @Test func cancelTakesThePromptAwaySayingSo() {
+        var s = Fixture.scanning()
+        _ = Self.asked(.passkey, &s)
+        #expect(Fixture.apply(&s, .agentCancelled) == [])
+        #expect(s.agentPrompt == nil)
+        #expect(s.alert?.message == "Pairing request from Demo HRM cancelled")
+        _ = Self.asked(.confirmation(1), &s)
+        _ = Fixture.apply(&s, .agentReleased)
+        #expect(s.agentPrompt == nil)
+    }
+
+    @Test func aNewRequestSupersedesAnOpenOne() {
+        var s = Fixture.scanning()
+        _ = Self.asked(.passkey, &s)
+        #expect(Self.asked(.confirmation(5), id: 8, &s) == [.backend(.answerAgent(7, .reject("superseded by a newer request")))])
+        #expect(s.agentPrompt?.request.id == 8)
+    }
+
+    @Test func headlessTheCommandLineAnswersOrTheRequestIsRejected() {
+        var s = Fixture.scanning()
+        s.job = JobState(job: .pair(address: Self.lock.rawValue))
+        s.agent = AgentSettings(passkey: 246_810, confirm: true)
+        #expect(Self.asked(.passkey, &s).contains(.backend(.answerAgent(7, .passkey(246_810)))))
+        #expect(Self.asked(.pinCode, id: 8, &s).contains(.backend(.answerAgent(8, .pinCode("246810")))))
+        #expect(Self.asked(.confirmation(3), id: 9, &s).contains(.backend(.answerAgent(9, .accept))))
+        s.agent = AgentSettings(confirm: false)
+        #expect(Self.asked(.authorization, id: 10, &s).contains(.backend(.answerAgent(10, .reject("--confirm no")))))
+        #expect(s.agentPrompt == nil)
+        // Nothing to answer with, no terminal: rejected, and the command says why.
+        let why = "Demo HRM asks for passkey and there is no terminal to ask on: give --passkey N"
+        #expect(Self.asked(.passkey, id: 11, &s) == [.backend(.answerAgent(11, .reject(why))),
+                                                     .output(.warning("pairing request rejected: \(why)"))])
+        #expect(s.agentPrompt == nil)
+    }
+
+    @Test func headlessOnATerminalTheQuestionIsAskedThere() {
+        var s = Fixture.scanning()
+        s.job = JobState(job: .pair(address: Self.lock.rawValue))
+        s.agent.terminal = true
+        #expect(Self.asked(.passkey, &s) == [.output(.warning("Demo HRM asks for a passkey: type the six digits it shows, then Enter"))])
+        #expect(Reducer.reduce(&s, .agentAnswerTyped("12")) == [.output(.warning("the passkey has six digits: type it again"))])
+        #expect(Reducer.reduce(&s, .agentAnswerTyped(" 012345 ")) == [.backend(.answerAgent(7, .passkey(12345)))])
+        _ = Self.asked(.confirmation(4_210), id: 8, &s)
+        #expect(s.job != nil && s.agentPrompt?.request.kind == .confirmation(4_210))
+        #expect(Reducer.reduce(&s, .agentAnswerTyped("maybe")) == [.output(.warning("y or n?"))])
+        #expect(Reducer.reduce(&s, .agentAnswerTyped("no")) == [.backend(.answerAgent(8, .reject("refused by the user"))),
+                                                                .output(.warning("pairing request rejected: refused by the user"))])
+        // A shown passkey is printed, and answered at once.
+        #expect(Self.asked(.displayPasskey(4_210, entered: 1), id: 9, &s)
+                == [.output(.warning("type the passkey 004 210 on Demo HRM (1 of 6 digits entered)")), .backend(.answerAgent(9, .accept))])
+        #expect(Fixture.apply(&s, .agentCancelled) == [.output(.warning("Pairing request from Demo HRM cancelled"))])
+    }
+
+    @Test func pairTrustBlockAreBackendCommandsOnTheDeviceUnderTheCursor() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Self.lock
+        #expect(Self.keys(&s, [.char("e")]) == [.backend(.pair(Self.lock))])
+        #expect(s.pairing == Self.lock)
+        #expect(Self.keys(&s, [.char("e")]) == [])   // one pairing at a time
+        #expect(Self.keys(&s, [.char("t")]) == [.backend(.setTrusted(Self.lock, true))])
+        #expect(Self.keys(&s, [.char("B")]) == [.backend(.setBlocked(Self.lock, true))])
+        _ = Fixture.apply(&s, .bondChanged(Self.lock, Bond(paired: true, trusted: true, blocked: true, addressType: "random")))
+        #expect(Self.keys(&s, [.char("t"), .char("B")]) == [.backend(.setTrusted(Self.lock, false)), .backend(.setBlocked(Self.lock, false))])
+        _ = Fixture.apply(&s, .pairCompleted(Self.lock, BackendError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")))
+        #expect(s.pairing == nil)
+        #expect(s.lastError == "Pairing with Demo HRM failed: AuthenticationFailed: Authentication Failed")
+        #expect(Self.keys(&s, [.char("e")]) == [])   // paired already
+        #expect(s.alert?.message == "Demo HRM is already paired")
+    }
+
+    @Test func forgetAsksFirst() {
+        var s = Fixture.connectedHRM()
+        #expect(Self.keys(&s, [.char("X")]) == [])
+        #expect(s.forgetAsked == Self.lock)
+        #expect(Self.keys(&s, [.char("q")]) == [])   // any other key keeps it (and does not quit)
+        #expect(s.forgetAsked == nil && !s.quitting)
+        _ = Self.keys(&s, [.char("X")])
+        #expect(Self.keys(&s, [.char("y")]) == [.backend(.forget(Self.lock))])
+        #expect(s.route == .scan)
+    }
+
+    @Test func agentOptionsParse() {
+        var a = AgentSettings()
+        #expect(a.capability == .keyboardDisplay)
+        #expect((try? a.apply("--agent", "display-yes-no").get()) != nil)
+        #expect(a.capability?.bluezName == "DisplayYesNo")
+        #expect((try? a.apply("--agent", "off").get()) != nil && a.capability == nil)
+        #expect((try? a.apply("--passkey", "012345").get()) != nil && a.passkey == 12345)
+        #expect((try? a.apply("--confirm", "no").get()) != nil && a.confirm == false)
+        guard case let .failure(e) = a.apply("--passkey", "1234567") else { Issue.record("took 7 digits"); return }
+        #expect(e.message.hasPrefix("--passkey takes up to six digits"))
+        guard case .failure = a.apply("--agent", "keyboard\u{1B}[2J") else { Issue.record("took a bad capability"); return }
+    }
+
+    @Test func recordingsSayAPasskeyWasEnteredNeverWhich() {
+        let asked = RecordingFormat.line(for: .backend(.agentRequested(AgentRequest(id: 1, device: Self.lock,
+                                                                                    kind: .displayPasskey(246_810, entered: 2))), at: Fixture.t0),
+                                         state: Fixture.scanning())!
+        #expect(asked.contains(#""request":"display-passkey""#))
+        #expect(!asked.contains("246810") && !asked.contains("246"))
+        let answered = RecordingFormat.agentAnswerLine(.passkey(246_810), at: Fixture.t0)
+        #expect(answered.contains(#""answer":"passkey-entered""#))
+        #expect(!answered.contains("246810"))
+        #expect(!RecordingFormat.agentAnswerLine(.pinCode("9876"), at: Fixture.t0).contains("9876"))
+    }
+}
+
+@Suite("Pairing: the demo's Demo Lock")
+struct DemoPairingTests {
+    static let lock = PeripheralID("C4:7A:0E:51:3B:D9")
+
+    @Test func theLockAsksForItsPasskeyAndPairsWithIt() {
+        let w = SimulatedWorld(seed: 1)
+        w.handle(.startScan, at: 0)
+        #expect(w.advance(to: 2).contains { if case .bondChanged(Self.lock, let b) = $0.1 { b.addressType == "random" } else { false } })
+        w.handle(.pair(Self.lock), at: 2)
+        let asked = w.advance(to: 3).compactMap { e -> AgentRequest? in
+            if case let .agentRequested(r) = e.1 { return r } else { return nil }
+        }
+        #expect(asked.map(\.kind) == [.passkey])
+        w.handle(.answerAgent(asked[0].id, .passkey(DemoCatalog.lockPasskey)), at: 3)
+        let done = w.advance(to: 4).map(\.1)
+        #expect(done.contains(.pairCompleted(Self.lock, nil)))
+        #expect(done.contains(.bondChanged(Self.lock, Bond(paired: true, bonded: true, addressType: "random"))))
+    }
+
+    @Test func aWrongPasskeyFailsAndARejectionIsRejected() {
+        let w = SimulatedWorld(seed: 1)
+        w.handle(.pair(Self.lock), at: 0)
+        var asked = w.advance(to: 1).compactMap { e -> AgentRequest? in if case let .agentRequested(r) = e.1 { r } else { nil } }
+        w.handle(.answerAgent(asked[0].id, .passkey(111_111)), at: 1)
+        #expect(w.advance(to: 2).map(\.1) == [.pairCompleted(Self.lock, BackendError(name: "org.bluez.Error.AuthenticationFailed",
+                                                                                      message: "Authentication Failed"))])
+        w.handle(.pair(Self.lock), at: 2)
+        asked = w.advance(to: 3).compactMap { e -> AgentRequest? in if case let .agentRequested(r) = e.1 { r } else { nil } }
+        w.handle(.answerAgent(asked[0].id, .reject("no")), at: 3)
+        #expect(w.advance(to: 3).map(\.1).first == .pairCompleted(Self.lock, BackendError(name: "org.bluez.Error.AuthenticationRejected",
+                                                                                          message: "Authentication Rejected")))
+    }
+
+    @Test func theWholeFlowThroughTheReducer() {
+        // Headless pair with --passkey, on the demo world: exit 0.
+        var s = AppState(now: Fixture.t0)
+        s.job = JobState(job: .pair(address: Self.lock.rawValue))
+        s.agent = AgentSettings(passkey: DemoCatalog.lockPasskey)
+        let w = SimulatedWorld(seed: 1)
+        var pending = Reducer.reduce(&s, .appStarted(recordTo: nil))
+        var t = 0.0
+        var finished: Int32?
+        while t < 10, finished == nil {
+            for e in pending {
+                if case let .backend(c) = e { w.handle(c, at: t) }
+                if case let .finish(code) = e { finished = code }
+            }
+            pending = []
+            t += 0.1
+            for (at, e) in w.advance(to: t) { pending += Reducer.reduce(&s, .backend(e, at: Fixture.t0 + at)) }
+        }
+        #expect(finished == 0)
+        #expect(s.peripherals[Self.lock]?.bond.paired == true)
+    }
+}
