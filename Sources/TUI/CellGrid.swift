@@ -82,6 +82,21 @@ public struct CellGrid: Equatable, Sendable {
         }
     }
 
+    /// A blank box with a frame and its title on the top edge, centred on the grid (the
+    /// help and the pairing prompts): where it went, as its top-left corner.
+    public mutating func box(width w: Int, height h: Int, title: String) -> (x: Int, y: Int) {
+        let x0 = max(0, (width - w) / 2), y0 = max(1, (height - h) / 2)
+        clear(x: x0, y: y0, width: w, height: h)
+        put("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, style: .accent)
+        for y in (y0 + 1)..<(y0 + h - 1) {
+            put("│", x: x0, y: y, style: .accent)
+            put("│", x: x0 + w - 1, y: y, style: .accent)
+        }
+        put("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, style: .accent)
+        put(" \(title) ", x: x0 + 2, y: y0, style: .title)
+        return (x0, y0)
+    }
+
     /// The grid as text lines, trailing spaces removed: what tests compare.
     public func lines() -> [String] {
         (0..<height).map { y in

@@ -7,15 +7,7 @@ enum HelpOverlay {
         let keyW = rows.map { CellGrid.columns(of: $0.0) }.max() ?? 0
         let textW = rows.map { CellGrid.columns(of: $0.1) }.max() ?? 0
         let w = min(g.width - 2, keyW + textW + 7), h = min(g.height - 2, rows.count + 4)
-        let x0 = max(0, (g.width - w) / 2), y0 = max(1, (g.height - h) / 2)
-        g.clear(x: x0, y: y0, width: w, height: h)
-        g.put("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, style: .accent)
-        for y in (y0 + 1)..<(y0 + h - 1) {
-            g.put("│", x: x0, y: y, style: .accent)
-            g.put("│", x: x0 + w - 1, y: y, style: .accent)
-        }
-        g.put("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, style: .accent)
-        g.put(" Keys ", x: x0 + 2, y: y0, style: .title)
+        let (x0, y0) = g.box(width: w, height: h, title: "Keys")
         for (i, (key, text)) in rows.prefix(h - 4).enumerated() {
             g.put(fit(key, keyW), x: x0 + 2, y: y0 + 2 + i, style: .accent)
             g.put(text, x: x0 + 4 + keyW, y: y0 + 2 + i, maxWidth: w - keyW - 6)

@@ -6,15 +6,7 @@ enum PairingOverlay {
         guard let (title, lines, keys) = content(s) else { return }
         let w = min(g.width - 2, max(44, (lines + [keys]).map { CellGrid.columns(of: $0) }.max()! + 6))
         let h = lines.count + 4
-        let x0 = max(0, (g.width - w) / 2), y0 = max(1, (g.height - h) / 2)
-        g.clear(x: x0, y: y0, width: w, height: h)
-        g.put("┌" + String(repeating: "─", count: w - 2) + "┐", x: x0, y: y0, style: .accent)
-        for y in (y0 + 1)..<(y0 + h - 1) {
-            g.put("│", x: x0, y: y, style: .accent)
-            g.put("│", x: x0 + w - 1, y: y, style: .accent)
-        }
-        g.put("└" + String(repeating: "─", count: w - 2) + "┘", x: x0, y: y0 + h - 1, style: .accent)
-        g.put(" \(title) ", x: x0 + 2, y: y0, style: .title)
+        let (x0, y0) = g.box(width: w, height: h, title: title)
         for (i, line) in lines.enumerated() {
             g.put(line, x: x0 + 3, y: y0 + 1 + i, style: i == 2 ? Style(bold: true) : .plain, maxWidth: w - 5)
         }

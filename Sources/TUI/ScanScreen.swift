@@ -8,7 +8,9 @@ enum ScanScreen {
         let summaryX = 2 + nameW + 1 + 17 + 1 + 10 + 1
         let summaryW = max(0, g.width - summaryX - 5)
         var header = "  " + fit("NAME", nameW) + " " + fit("ADDRESS", 17) + " " + fit("RSSI", 10) + " "
-        header += fit("ADVERTISEMENT", summaryW) + rightAligned("AGE", 4)
+        // The last column is the age, or the advertising interval when the list is sorted by it.
+        let byInterval = s.scan.sort == .interval
+        header += byInterval ? fit("ADVERTISEMENT", summaryW - 1) + "EVERY" : fit("ADVERTISEMENT", summaryW) + rightAligned("AGE", 4)
         g.put(header, x: 0, y: 1, style: Style(bold: true, dim: true))
 
         drawView(s, into: &g)
@@ -49,8 +51,9 @@ enum ScanScreen {
             g.put(rssiText(p), x: x, y: y, style: p.rssiStale || stale ? .dimmed : rssiStyle(p.rssi))
             x += 11
             let (summary, sStyle) = self.summary(p, s)
-            g.put(fit(summary, max(0, summaryW - 1)), x: x, y: y, style: stale ? .dimmed : sStyle)
-            g.put(rightAligned(stale ? "stale" : age(s.now - p.lastSeen), 5), x: g.width - 6, y: y, style: .dimmed)
+            g.put(fit(summary, max(0, summaryW - (byInterval ? 2 : 1))), x: x, y: y, style: stale ? .dimmed : sStyle)
+            let last = byInterval ? interval(p.rhythm.interval) : stale ? "stale" : age(s.now - p.lastSeen)
+            g.put(rightAligned(last, 5), x: g.width - 6, y: y, style: .dimmed)
             if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
         }
         if ids.count > visible {
@@ -74,6 +77,14 @@ enum ScanScreen {
         let x = g.width - CellGrid.columns(of: shown) - CellGrid.columns(of: sort)
         g.put(shown, x: x, y: 0, style: Style(color: .yellow, bold: true, reverse: true))
         g.put(sort, x: x + CellGrid.columns(of: shown), y: 0, style: .bar)
+    }
+
+    /// `102ms`, `1.3s`, `12s`: five columns at most; `—` before a second report.
+    static func interval(_ seconds: Double?) -> String {
+        guard let v = seconds else { return "—" }
+        if v < 1 { return "\(Int((v * 1000).rounded()))ms" }
+        if v < 10 { return formatFixed(v, 1) + "s" }
+        return v < 1000 ? "\(Int(v.rounded()))s" : ">999s"
     }
 
     static func rssiText(_ p: Peripheral) -> String {

@@ -53,6 +53,26 @@ struct ScreenTests {
         #expect(lines[23] == " sim0 on · scanning · 4 devices                                          ? help")
     }
 
+    /// Sorted by interval, the last column is the advertising interval: the most frequent first.
+    @Test func theIntervalColumnWhenSortedByIt() {
+        var s = Self.state()
+        for (i, id) in ["E4:1C:22:5D:90:11", "FC:58:FA:1A:2B:3C", "6B:2E:91:3C:4D:5E"].enumerated() {
+            let r = AdvertisementReport(id: PeripheralID(id), address: id, name: nil, rssi: -60, connectable: nil,
+                                        advertisement: Advertisement())
+            _ = Reducer.reduce(&s, .backend(.advertisementReceived(r), at: Self.t0 + [0.1, 1.3, 0.25][i]))
+        }
+        s.now = Self.t0 + 3
+        s.scan.sort = .interval
+        Self.expectLines(Array(Self.render(s).prefix(6)), [
+            " bleexplr │ Scan                                                   sort interval",
+            "  NAME             ADDRESS           RSSI       ADVERTISEMENT             EVERY",
+            "▶ Demo HRM         E4:1C:22:5D:90:11  -60 ███░░ Nordic Semiconductor · H… 100ms",
+            "  (unnamed)        6B:2E:91:3C:4D:5E  -60 ███░░ iBeacon e2c56db5… 1/42 @… 250ms",
+            "  Demo iTag        FC:58:FA:1A:2B:3C  -60 ███░░ iTag Button · tx 0 dBm     1.3s",
+            "  Evil␛[2J␛]0;pwn… DE:AD:BE:EF:00:1B  -88 █░░░░                               —",
+        ])
+    }
+
     @Test func activeScanFiltersAreShown() {
         var s = Self.state()
         _ = Reducer.reduce(&s, .connectableOnlyToggled)

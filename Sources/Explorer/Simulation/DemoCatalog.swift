@@ -241,6 +241,8 @@ enum DemoCatalog {
             ("3A:9D:C0:1E:77:02", nil, Advertisement(manufacturerData: [0x0006: [0x03, 0x00, 0x80] + Array("Demo Mouse".utf8)])),  // Swift Pair
             ("7F:E2:18:5B:0A:93", nil, Advertisement(serviceUUIDs: ["FED8"],                             // UriBeacon
                 serviceData: ["FED8": parseHex("00f203676f6f2e676c2f687142584531")!])),
+            ("F7:3B:06:C9:58:1E", nil, Advertisement(serviceUUIDs: ["FEAA"],                             // Eddystone-eTLM
+                serviceData: ["FEAA": parseHex("20016c1f0e8a33b7d20914c5e6f7addec1d2")!])),
         ]
         for (i, (address, name, adv)) in room.enumerated() {
             var a = adv
