@@ -160,9 +160,11 @@ public struct CommandPrinter: Sendable {
         var services: [BLEUUID] = adv.serviceUUIDs
         for u in serviceDataUUIDs where !services.contains(u) { services.append(u) }
         j.stringMap("services", services.compactMap { u in AssignedNumbers.serviceLegalName(u).map { (u.canonical, $0) } })
-        if let b = adv.beacon { j.raw("beacon", DecodedValue(b.summary, b.fields).fieldsJSON) }
-        j.raw("frames", JSONLine.array(adv.frames(address: address, keys: keys).map(\.json)))
-        j.string("summary", adv.summary(address: address, keys: keys))
+        // Decoded once for all three: the first beacon, the frames as fields, the summary.
+        let beacons = adv.beacons, entries = adv.entryFrames(address: address, keys: keys)
+        if let b = beacons.first { j.raw("beacon", DecodedValue(b.summary, b.fields).fieldsJSON) }
+        j.raw("frames", JSONLine.array((beacons.map(Advertisement.frame) + entries).map(\.json)))
+        j.string("summary", adv.summary(beacons: beacons, entries: entries))
     }
 
     /// Beacon identity -> the addresses it was heard under (`AppState.sameEmitter`, for a

@@ -68,12 +68,16 @@ extension Advertisement {
     /// One line for a person: the frames' texts, then the companies and services no frame
     /// already stands for (by name where the SIG lists it), Tx power.
     public func summary(address: String? = nil, keys: [String: Bytes] = [:]) -> String {
-        let entries = entryFrames(address: address, keys: keys)
-        let frames = beacons.map(Self.frame) + entries
+        summary(beacons: beacons, entries: entryFrames(address: address, keys: keys))
+    }
+
+    /// The same from frames already decoded (`scan --json` prints both).
+    func summary(beacons: [Beacon], entries: [AdvertisementFrame]) -> String {
         // Beacons in their short form: a list row has no room for a whole UUID.
         var parts = beacons.map(\.summary) + entries.map(\.value.text)
-        let shownCompanies = Set(frames.compactMap { if case let .manufacturer(c) = $0.origin { c } else { nil } })
-        let shownServices = Set(frames.compactMap { if case let .service(u) = $0.origin { u } else { nil } })
+        let shownCompanies = Set(beacons.compactMap(\.carrier) + entries.compactMap { if case let .manufacturer(c) = $0.origin { c } else { nil } })
+        let shownServices = Set(beacons.compactMap { $0.carrier == nil ? $0.service ?? Beacon.eddystoneService : nil }
+                                + entries.compactMap { if case let .service(u) = $0.origin { u } else { nil } })
         for k in manufacturerData.keys.sorted() where !shownCompanies.contains(k) {
             parts.append(AssignedNumbers.companyName(k) ?? "0x" + hex4(k).uppercased())
         }
@@ -94,10 +98,8 @@ public enum BindKeys {
     /// `A4:C1:38:8D:18:B2=231d39c1d7cc1ab1aee224cd096db932` -> the upper-case address and 16 bytes.
     public static func parse(_ arg: String) -> Result<(String, Bytes), ParseError> {
         let parts = arg.split(separator: "=", maxSplits: 1)
-        let address = parts.first.map { String($0).uppercased() } ?? ""
-        let isAddress = address.split(separator: ":", omittingEmptySubsequences: false).count == 6
-            && address.split(separator: ":").allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
-        guard parts.count == 2, isAddress, let key = parseHex(String(parts[1])), key.count == 16 else {
+        guard parts.count == 2, let address = PeripheralID.address(String(parts[0])), let key = parseHex(String(parts[1])),
+              key.count == 16 else {
             return .failure(ParseError(message: "--key takes ADDRESS=KEY with a 16-byte key in hex (32 digits), "
                                        + "like A4:C1:38:8D:18:B2=231d39c1d7cc1ab1aee224cd096db932"))
         }

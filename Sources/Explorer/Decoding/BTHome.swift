@@ -216,7 +216,6 @@ public enum BTHome {
         return out
     }
 
-    static func macText(_ b: some Collection<UInt8>) -> String { hex(b, separator: ":").uppercased() }
 
     static func unsignedLE(_ b: some BidirectionalCollection<UInt8>) -> UInt64 { b.reversed().reduce(0) { $0 << 8 | UInt64($1) } }
 

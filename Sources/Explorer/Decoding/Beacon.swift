@@ -27,22 +27,30 @@ public enum Beacon: Equatable, Sendable {
     static let uriBeaconService: BLEUUID = "FED8"
 
     /// The first beacon: an iBeacon first (the region watch looks for it), then AltBeacon,
-    /// Eddystone, UriBeacon.
+    /// Eddystone, UriBeacon. The region watch asks for every report heard: it stops at the
+    /// first one found rather than decoding them all.
     public static func decode(_ adv: Advertisement) -> Beacon? {
-        all(adv).first
+        var first: Beacon?
+        each(adv) { first = $0; return false }
+        return first
     }
 
     /// Every beacon the advertisement carries: manufacturer entries in company order, then
     /// Eddystone and UriBeacon service data.
     public static func all(_ adv: Advertisement) -> [Beacon] {
         var found: [Beacon] = []
-        if let apple = adv.manufacturerData[0x004C], let b = iBeacon(apple) { found.append(b) }
-        for company in adv.manufacturerData.keys.sorted() {
-            if let b = altBeacon(company, adv.manufacturerData[company]!) { found.append(b) }
-        }
-        if let ed = adv.serviceData[eddystoneService], let b = eddystone(ed) { found.append(b) }
-        if let uri = adv.serviceData[uriBeaconService], let b = uriBeacon(uri) { found.append(b) }
+        each(adv) { found.append($0); return true }
         return found
+    }
+
+    /// Hands each beacon to `body`, in that order, while it returns true.
+    static func each(_ adv: Advertisement, _ body: (Beacon) -> Bool) {
+        if let apple = adv.manufacturerData[0x004C], let b = iBeacon(apple), !body(b) { return }
+        for company in adv.manufacturerData.keys.sorted() {
+            if let b = altBeacon(company, adv.manufacturerData[company]!), !body(b) { return }
+        }
+        if let ed = adv.serviceData[eddystoneService], let b = eddystone(ed), !body(b) { return }
+        if let uri = adv.serviceData[uriBeaconService], let b = uriBeacon(uri) { _ = body(b) }
     }
 
     /// Apple's iBeacon: type 0x02, length 0x15, UUID, major, minor, measured power.

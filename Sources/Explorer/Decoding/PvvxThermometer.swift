@@ -6,22 +6,21 @@ enum PvvxThermometer {
     static let service: BLEUUID = "181A"
 
     static func decode(_ d: Bytes) -> DecodedValue? {
-        func i16le(_ i: Int) -> Int { Int(Int16(bitPattern: UInt16(d[i]) | UInt16(d[i + 1]) << 8)) }
-        func u16le(_ i: Int) -> Int { Int(UInt16(d[i]) | UInt16(d[i + 1]) << 8) }
-        func i16be(_ i: Int) -> Int { Int(Int16(bitPattern: UInt16(d[i]) << 8 | UInt16(d[i + 1]))) }
-        func u16be(_ i: Int) -> Int { Int(UInt16(d[i]) << 8 | UInt16(d[i + 1])) }
-        func mac(_ bytes: some Collection<UInt8>) -> String { bytes.map { hex([$0]).uppercased() }.joined(separator: ":") }
+        func i16le(_ i: Int) -> Int { Int(Int16(bitPattern: le16(d, i))) }
+        func u16le(_ i: Int) -> Int { Int(le16(d, i)) }
+        func i16be(_ i: Int) -> Int { Int(Int16(bitPattern: be16(d, i))) }
+        func u16be(_ i: Int) -> Int { Int(be16(d, i)) }
         switch d.count {
         case 15:   // pvvx: MAC (little-endian), 0.01 °C, 0.01 %, mV, %, counter, flags; all little-endian
             let c = Double(i16le(6)) / 100, h = Double(u16le(8)) / 100, mv = u16le(10)
             return DecodedValue("pvvx thermometer · \(formatFixed(c, 2)) °C · \(formatFixed(h, 2)) % · \(mv) mV · battery \(d[12]) %",
-                                [.kind("pvvx"), .string("mac", mac(d[0..<6].reversed())), .init("temperature", .number(c)),
+                                [.kind("pvvx"), .string("mac", macText(d[0..<6].reversed())), .init("temperature", .number(c)),
                                  .init("humidity", .number(h)), .int("batteryMillivolts", mv), .int("battery", d[12]),
                                  .int("counter", d[13]), .int("flags", d[14])])
         case 13:   // atc1441: MAC, 0.1 °C, %, %, mV, counter; big-endian
             let c = Double(i16be(6)) / 10, mv = u16be(10)
             return DecodedValue("atc1441 thermometer · \(formatFixed(c, 1)) °C · \(d[8]) % · \(mv) mV · battery \(d[9]) %",
-                                [.kind("atc1441"), .string("mac", mac(d[0..<6])), .init("temperature", .number(c)),
+                                [.kind("atc1441"), .string("mac", macText(d[0..<6])), .init("temperature", .number(c)),
                                  .int("humidity", d[8]), .int("battery", d[9]), .int("batteryMillivolts", mv), .int("counter", d[12])])
         case 11, 8:   // encrypted pvvx (6 bytes of readings) or atc1441 (3): counter, readings, 4-byte check
             let kind = d.count == 11 ? "pvvx" : "atc1441"

@@ -40,7 +40,11 @@ public enum AdvertisingData {
     /// apart from BlueZ's properties, so they come as one.
     public static func structures(of adv: Advertisement) -> [Structure] {
         var out: [Structure] = []
-        func add(_ type: UInt8, _ data: Bytes) { out.append(Structure(offset: out.reduce(0) { $0 + 2 + $1.data.count }, type: type, data: data)) }
+        var offset = 0
+        func add(_ type: UInt8, _ data: Bytes) {
+            out.append(Structure(offset: offset, type: type, data: data))
+            offset += 2 + data.count
+        }
         func le(_ v: UInt16) -> Bytes { [UInt8(v & 0xFF), UInt8(v >> 8)] }
         /// 2, 4 or 16 bytes, little-endian, as the air carries a UUID.
         func air(_ u: BLEUUID) -> Bytes {
