@@ -23,11 +23,6 @@ func statusKiB(_ field: String) -> Int {
     return -1
 }
 
-func row(_ what: String, _ value: String, _ target: String) {
-    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
-    print("| \(pad(what, 58)) | \(pad(value, 22)) | \(pad(target, 16)) |")
-}
-
 /// A state with `n` peripherals heard through the real reducer.
 @MainActor func crowdedState(_ n: Int, now: Timestamp) -> AppState {
     var s = AppState(now: now)
@@ -44,23 +39,50 @@ func row(_ what: String, _ value: String, _ target: String) {
     return s
 }
 
-@MainActor func benchRender() {
-    let now = Timestamp(1_780_000_000)
-    let s = crowdedState(1000, now: now)
-    let frames = 300
+/// CPU per frame, the median of three batches (a batch per figure would be at the mercy
+/// of one busy moment of the machine).
+@MainActor func msPerFrame(_ s: AppState, width: Int, height: Int, frames: Int) -> Double {
     var sink = 0
-    let c0 = cpuSeconds()
-    for _ in 0..<frames { sink &+= Router.render(s, width: 120, height: 40).cells.count }
-    let perFrame = (cpuSeconds() - c0) / Double(frames) * 1000
-    row("scan list render, 1,000 peripherals, 120x40 (ms/frame)", formatFixed(perFrame, 3), "<= 1 ms")
-    let c1 = cpuSeconds()
-    for _ in 0..<frames { sink &+= Router.render(s, width: 80, height: 24).cells.count }
-    row("scan list render, 1,000 peripherals, 80x24 (ms/frame)", formatFixed((cpuSeconds() - c1) / Double(frames) * 1000, 3), "<= 1 ms")
+    _ = Router.render(s, width: width, height: height)   // warm: one-time tables, caches
+    let batches = (0..<3).map { _ in
+        let c0 = cpuSeconds()
+        for _ in 0..<frames { sink &+= Router.render(s, width: width, height: height).cells.count }
+        return (cpuSeconds() - c0) / Double(frames) * 1000
+    }
     if sink == 42 { print("") }
+    return batches.sorted()[1]
+}
+
+@MainActor func benchRender(_ report: Report) {
+    let now = Timestamp(1_780_000_000)
+    var perFrame: [Int: Double] = [:]
+    for n in [100, 1000, 10_000] {
+        let s = crowdedState(n, now: now)
+        perFrame[n] = msPerFrame(s, width: 120, height: 40, frames: 200)
+        report.figure("scan list render, \(n.formatted) peripherals, 120x40 (ms/frame)", perFrame[n]!, digits: 3,
+                      atMost: n == 1000 ? 0.3 : n == 10_000 ? 1 : nil)
+        if n == 1000 {
+            report.figure("scan list render, 1,000 peripherals, 80x24 (ms/frame)", msPerFrame(s, width: 80, height: 24, frames: 200), digits: 3)
+        }
+    }
+    report.ratio("  a frame with 10,000 peripherals / a frame with 100", perFrame[10_000]! / perFrame[100]!, atMost: 3)
+}
+
+extension Int {
+    /// 10,000
+    var formatted: String {
+        let d = String(self)
+        var out = ""
+        for (i, c) in d.enumerated() {
+            if i > 0, (d.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
 }
 
 /// Bytes ncurses writes for a frame where one RSSI changed, vs a full frame.
-@MainActor func benchBytes() {
+@MainActor func benchBytes(_ report: Report) {
     let path = "/tmp/bleexplr-bench-\(getpid()).out"
     defer { unlink(path) }
     guard let out = fopen(path, "w") else { return }
@@ -85,9 +107,9 @@ func row(_ what: String, _ value: String, _ target: String) {
         fflush(out)
         let none = ftell(out) - full - delta
         term.restore()
-        row("bytes to the terminal: full first frame, 120x40", "\(full)", "")
-        row("bytes to the terminal: one RSSI changed (cells written)", "\(delta) (\(cells) cells)", "~ the change")
-        row("bytes to the terminal: nothing changed", "\(none)", "0")
+        report.text("bytes to the terminal: full first frame, 120x40", "\(full)")
+        report.text("bytes to the terminal: one RSSI changed (cells written)", "\(delta) (\(cells) cells)", "~ the change")
+        report.text("bytes to the terminal: nothing changed", "\(none)", "0")
     } catch {
         print("terminal benchmark skipped: \(error)")
     }
@@ -96,7 +118,7 @@ func row(_ what: String, _ value: String, _ target: String) {
 
 /// 10,000 advertisement/RSSI events through the store (reducer, observers) with frames
 /// coalesced as the app's loop does: at most one every 1/30 s.
-@MainActor func benchEvents() {
+@MainActor func benchEvents(_ report: Report) {
     let start = Timestamp(1_780_000_000)
     let n = 10_000
     func event(_ i: Int, _ ids: [PeripheralID], _ rng: inout SeededRandom, at: Timestamp) -> Action {
@@ -125,14 +147,15 @@ func row(_ what: String, _ value: String, _ target: String) {
         _ = Router.render(store.state, width: 120, height: 40)   // the frame after the burst
         frames += 1
         let total = cpuSeconds() - c0, wall = monotonicSeconds() - w0
-        row("10,000 adv events in a burst, 1,000 devices, reducer + frames (µs/event)",
-            formatFixed(total / Double(n) * 1e6, 2), "<= 2 µs")
-        row("  frames drawn during the burst (\(formatFixed(wall * 1000, 1)) ms)", "\(frames)", "<= 30/s")
+        report.figure("10,000 adv events in a burst, 1,000 devices, reducer + frames (µs/event)", total / Double(n) * 1e6, atMost: 2)
+        report.text("  frames drawn during the burst (\(formatFixed(wall * 1000, 1)) ms)", "\(frames)", "<= 30/s")
     }
 
-    // Sustained: 2,000 events a second for 5 s of event time, a frame every 1/30 s of it.
-    do {
-        let store = Store(state: crowdedState(1000, now: start))
+    // Sustained: 2,000 events a second for 5 s of event time, a frame every 1/30 s of it,
+    // in rooms of 10, 1,000 and 10,000 devices: the cost of an event must not grow with them.
+    var perEvent: [Int: Double] = [:]
+    for devices in [10, 1000, 10_000] {
+        let store = Store(state: crowdedState(devices, now: start))
         let ids = Array(store.state.peripherals.keys)
         var rng = SeededRandom(seed: 3)
         let rate = 2_000.0
@@ -148,16 +171,22 @@ func row(_ what: String, _ value: String, _ target: String) {
             }
         }
         let total = cpuSeconds() - c0
-        row("  sustained 2,000 events/s, 30 frames/s: CPU per event (µs)", formatFixed(total / Double(n) * 1e6, 2), "")
-        row("  sustained: frames for 5 s of events", "\(frames) (\(formatFixed(Double(frames) / 5, 1))/s)", "<= 30/s")
-        row("  sustained: CPU load of 2,000 events/s (%)", formatFixed(total / 5 * 100, 2), "")
+        perEvent[devices] = total / Double(n) * 1e6
+        report.figure("sustained 2,000 events/s, 30 frames/s, \(devices.formatted) devices: CPU per event (µs)", perEvent[devices]!)
+        if devices == 1000 {
+            report.text("  sustained: frames for 5 s of events", "\(frames) (\(formatFixed(Double(frames) / 5, 1))/s)", "<= 30/s")
+            report.figure("  sustained: CPU load of 2,000 events/s, 1,000 devices (%)", total / 5 * 100)
+        }
     }
+    report.ratio("  CPU per event with 1,000 devices / with 10", perEvent[1000]! / perEvent[10]!, atMost: 1.5)
 }
 
-/// Resident memory with 1,000 peripherals and 100,000 events recorded to a file.
-@MainActor func benchMemory() {
+/// Resident memory after `events` reports from `devices` peripherals, recorded to a file.
+/// Run in a child process (`memory-child DEVICES EVENTS`), so that what the other sections
+/// allocated does not count: it prints "RSS_KIB PEAK_KIB RECORDING_BYTES".
+@MainActor func memoryChild(devices: Int, events: Int) {
     let start = Timestamp(1_780_000_000)
-    let store = Store(state: crowdedState(1000, now: start))
+    let store = Store(state: crowdedState(devices, now: start))
     let path = "/tmp/bleexplr-bench-\(getpid()).jsonl"
     defer { unlink(path) }
     guard let recorder = try? Recorder(path: path, header: .init(started: start, backend: "simulated", adapter: "sim0", seed: 1)) else {
@@ -167,7 +196,7 @@ func row(_ what: String, _ value: String, _ target: String) {
         if let line = RecordingFormat.line(for: action, state: store.state) { recorder.append(line) }
     }
     let rows = Array(store.state.peripherals.keys)
-    for i in 0..<100_000 {
+    for i in 0..<events {
         let id = rows[i % rows.count]
         store.send(.backend(.advertisementReceived(AdvertisementReport(
             id: id, address: id.rawValue, name: nil, rssi: -50 - i % 40, connectable: nil,
@@ -178,15 +207,26 @@ func row(_ what: String, _ value: String, _ target: String) {
     try? recorder.close()
     var st = stat()
     stat(path, &st)
-    row("resident memory: 1,000 devices, 100,000 events recorded (MiB)",
-        formatFixed(Double(statusKiB("VmRSS")) / 1024, 1) + " (peak " + formatFixed(Double(statusKiB("VmHWM")) / 1024, 1) + ")",
-        "<= 25 MiB")
-    row("  recording size for 100,000 events (MiB)", formatFixed(Double(st.st_size) / 1048576, 1), "")
+    print(statusKiB("VmRSS"), statusKiB("VmHWM"), st.st_size)
+}
+
+@MainActor func benchMemory(_ report: Report) {
+    for (devices, events, target) in [(1000, 100_000, 25.0), (10_000, 1_000_000, 64.0)] {
+        guard let p = popen("'\(CommandLine.arguments[0])' memory-child \(devices) \(events)", "r") else { continue }
+        var buf = [CChar](repeating: 0, count: 256)
+        let out = fgets(&buf, 256, p) != nil ? String(cString: buf) : ""
+        pclose(p)
+        let f = out.split(separator: " ").compactMap { Double($0.trimmingSpaces()) }
+        guard f.count == 3 else { report.text("resident memory: \(devices.formatted) devices", "failed: \(out)"); continue }
+        let name = "resident memory: \(devices.formatted) devices, \(events.formatted) events recorded (MiB)"
+        report.figure(name, f[1] / 1024, digits: 1, atMost: target)
+        report.text("  recording size for \(events.formatted) events (MiB)", formatFixed(f[2] / 1048576, 1))
+    }
 }
 
 /// CPU of the real binary idling in a terminal (tmux) for 10 s: scan off, and scan on
 /// with the demo world's ten devices advertising.
-@MainActor func benchIdle() {
+@MainActor func benchIdle(_ report: Report) {
     let binary = CommandLine.arguments[0].replacingSuffix("bleexplr-bench", with: "bleexplr")
     guard access(binary, X_OK) == 0, access("/usr/bin/tmux", X_OK) == 0 else {
         print("idle CPU skipped: needs \(binary) and tmux"); return
@@ -224,8 +264,8 @@ func row(_ what: String, _ value: String, _ target: String) {
     _ = tmux(["send-keys", "s"])
     usleep(500_000)
     let idle = measure(10)
-    row("CPU, real binary in tmux, 10 s, scan off (idle)", formatFixed(idle, 2) + " %", "< 1 %")
-    row("CPU, real binary in tmux, 10 s, scanning 10 demo devices", formatFixed(busy, 2) + " %", "")
+    report.figure("CPU, real binary in tmux, 10 s, scan off (idle, %)", idle, atMost: 1)
+    report.figure("CPU, real binary in tmux, 10 s, scanning 10 demo devices (%)", busy)
 }
 
 extension String {
@@ -240,13 +280,19 @@ extension String {
 }
 
 setvbuf(stdout, nil, _IOLBF, 0)
-print("bleexplr-bench \(BleexplrVersion.current) (build: \(_isDebugAssertConfiguration() ? "debug" : "release"))")
-print("| figure | value | target |")
-print("|---|---|---|")
+// `bleexplr-bench render events` runs only those sections (to profile one); none runs all.
+let sections: [(String, @MainActor (Report) -> Void)] = [
+    ("render", benchRender), ("bytes", benchBytes), ("events", benchEvents), ("memory", benchMemory),
+    ("latency", benchLatency), ("idle", benchIdle),
+]
+let arguments = Array(CommandLine.arguments.dropFirst())
 MainActor.assumeIsolated {
-    benchRender()
-    benchBytes()
-    benchEvents()
-    benchMemory()
-    benchIdle()
+    if arguments.first == "memory-child", arguments.count == 3, let d = Int(arguments[1]), let e = Int(arguments[2]) {
+        memoryChild(devices: d, events: e)
+        return
+    }
+    print("bleexplr-bench \(BleexplrVersion.current) (build: \(_isDebugAssertConfiguration() ? "debug" : "release"))")
+    let report = Report()
+    for (name, run) in sections where arguments.isEmpty || arguments.contains(name) { run(report) }
+    report.finish()
 }

@@ -55,17 +55,26 @@ public struct CellGrid: Equatable, Sendable {
         guard y >= 0, y < height, x < width else { return 0 }
         let limit = min(width, maxWidth.map { x + max(0, $0) } ?? width)
         var col = x
-        for ch in text {
-            for (shown, w) in Self.displayUnits(ch) {
-                if col + w > limit { return col - x }
-                if col >= 0 {
-                    cells[y * width + col] = Cell(text: shown, style: style)
-                    if w == 2 { cells[y * width + col + 1] = Cell(text: "", style: style) }
-                }
-                col += w
+        Self.units(of: text) { shown, w in
+            if col + w > limit { return false }
+            if col >= 0 {
+                cells[y * width + col] = Cell(text: shown, style: style)
+                if w == 2 { cells[y * width + col + 1] = Cell(text: "", style: style) }
             }
+            col += w
+            return true
         }
         return col - x
+    }
+
+    /// Writes `text` in at most `width` columns: cut with "…" when it is wider. Returns the
+    /// number of columns used.
+    @discardableResult
+    public mutating func put(_ text: String, x: Int, y: Int, style: Style = .plain, fitting width: Int) -> Int {
+        guard width > 0 else { return 0 }
+        if Self.columns(of: text) <= width { return put(text, x: x, y: y, style: style) }
+        let used = put(text, x: x, y: y, style: style, maxWidth: width - 1)
+        return used + put("…", x: x + used, y: y, style: style)
     }
 
     /// Fills a row segment with a style (keeps text), e.g. a selection bar.
@@ -107,6 +116,34 @@ public struct CellGrid: Equatable, Sendable {
         }
     }
 
+    /// Walks `text` as the terminal will show it: `body` gets each unit (the text of a cell
+    /// and its columns) until it returns false. Printable ASCII, most of what screens draw,
+    /// goes a byte a cell without the cost of finding grapheme boundaries.
+    @inline(__always)
+    static func units(of text: String, _ body: (String, Int) -> Bool) {
+        let utf8 = text.utf8
+        var i = utf8.startIndex
+        while i != utf8.endIndex {
+            let b = utf8[i]
+            let next = utf8.index(after: i)
+            // A byte followed by a non-ASCII one may begin a grapheme (e + U+0301).
+            if b >= 0x20, b < 0x7F, next == utf8.endIndex || utf8[next] < 0x80 {
+                guard body(ascii[Int(b) - 0x20], 1) else { return }
+                i = next
+                continue
+            }
+            let end = text.index(after: i)   // the grapheme's end, found once
+            let scalars = text.unicodeScalars[i..<end]
+            if let sc = scalars.first, scalars.index(after: scalars.startIndex) == end, !TerminalSafe.isUnsafe(sc) {
+                let w = columns(sc)
+                if w > 0 { guard body(String(text[i..<end]), w) else { return } }
+            } else {
+                for (shown, w) in displayUnits(Character(String(text[i..<end]))) { guard body(shown, w) else { return } }
+            }
+            i = end
+        }
+    }
+
     /// What a grapheme looks like on screen, as (text, columns) units, made safe by
     /// `TerminalSafe` (ESC -> ␛, CR LF -> ␍␊, C1 and bidi overrides -> �).
     static func displayUnits(_ ch: Character) -> [(String, Int)] {
@@ -125,7 +162,12 @@ public struct CellGrid: Equatable, Sendable {
     /// Terminal columns of a grapheme: 2 for East Asian wide and emoji, 0 for a lone
     /// combining mark, 1 otherwise. Locale-independent, so tests match the terminal.
     public static func columns(_ ch: Character) -> Int {
-        guard let v = ch.unicodeScalars.first?.value else { return 0 }
+        ch.unicodeScalars.first.map(columns) ?? 0
+    }
+
+    /// Columns of a grapheme that begins with `scalar`.
+    static func columns(_ scalar: Unicode.Scalar) -> Int {
+        let v = scalar.value
         if v < 0x300 { return 1 }
         if (0x300...0x36F).contains(v) || (0x200B...0x200D).contains(v) || v == 0xFE0F { return 0 }
         if (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
@@ -155,6 +197,12 @@ public struct CellGrid: Equatable, Sendable {
 
     /// Columns a string takes once drawn.
     public static func columns(of s: String) -> Int {
-        s.reduce(0) { total, ch in total + displayUnits(ch).reduce(0) { $0 + $1.1 } }
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        var total = 0
+        units(of: s) { total += $1; return true }
+        return total
     }
+
+    /// The printable ASCII characters as one-cell strings, from " " (0x20) to "~".
+    static let ascii: [String] = (0x20..<0x7F).map { String(UnicodeScalar(UInt8($0))) }
 }

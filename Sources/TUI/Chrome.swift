@@ -78,7 +78,7 @@ enum Chrome {
             items.append("↯\(fired) fired" + (problems > 0 ? ", \(problems) failed" : ""))
         }
         let devices = "\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")"
-        items.append(s.scan.isFiltering ? "\(ScanQuery.ids(s).count) of \(devices)" : devices)
+        items.append(s.scan.isFiltering ? "\(s.peripherals.shown.count) of \(devices)" : devices)
         var x = g.put(" " + items.joined(separator: " · "), x: 0, y: barY, style: .bar)
         if let err = s.lastError {
             x += g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true),
@@ -105,7 +105,10 @@ enum Names {
 /// Left-pads or cuts to a width (in columns).
 func fit(_ s: String, _ width: Int) -> String {
     let cols = CellGrid.columns(of: s)
-    if cols <= width { return s + String(repeating: " ", count: width - cols) }
+    if cols <= width { return cols == width ? s : s + String(repeating: " ", count: width - cols) }
+    if cols == s.utf8.count, width > 0 {   // only ASCII: a byte a column
+        return String(decoding: s.utf8.prefix(width - 1), as: UTF8.self) + "…"
+    }
     var out = "", used = 0
     for ch in s {
         let w = CellGrid.columns(of: String(ch))

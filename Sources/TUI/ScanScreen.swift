@@ -3,7 +3,7 @@ import Explorer
 /// Scan list: every peripheral heard, with live RSSI, advertisement summary and age.
 enum ScanScreen {
     static func draw(_ s: AppState, into g: inout CellGrid) {
-        let ids = ScanQuery.ids(s)
+        let shown = s.peripherals.shown
         let nameW = max(12, min(32, (g.width - 48) / 2))
         let summaryX = 2 + nameW + 1 + 17 + 1 + 10 + 1
         let summaryW = max(0, g.width - summaryX - 5)
@@ -15,7 +15,7 @@ enum ScanScreen {
 
         drawView(s, into: &g)
         let top = 2, visible = max(0, g.height - 4)
-        if ids.isEmpty {
+        if shown.isEmpty {
             let hidden = !s.peripherals.isEmpty
             let msg = !s.scan.filter.isEmpty
                 ? "No device matches \"\(s.scan.filter)\" (Esc clears the filter)."
@@ -31,17 +31,17 @@ enum ScanScreen {
             }
             return
         }
-        let cursorIndex = ids.firstIndex { $0 == s.scan.cursor } ?? 0
-        let first = scrollTop(index: cursorIndex, count: ids.count, visible: visible)
-        for (i, id) in ids[first..<min(ids.count, first + visible)].enumerated() {
+        let cursorIndex = ScanQuery.cursorIndex(s) ?? 0
+        let first = scrollTop(index: cursorIndex, count: shown.count, visible: visible)
+        for (row, id) in zip(first..., shown.ids(in: first..<min(shown.count, first + visible))) {
             guard let p = s.peripherals[id] else { continue }
-            let y = top + i
-            let selected = first + i == cursorIndex
+            let y = top + row - first
+            let selected = row == cursorIndex
             let stale = s.isStale(p)
             let base: Style = stale ? .dimmed : .plain
             var x = g.put(selected ? "▶ " : "  ", x: 0, y: y, style: .accent)
             if let name = p.name, !name.isEmpty {
-                g.put(fit(name, nameW), x: x, y: y, style: Style(bold: p.connection != .disconnected, dim: stale))
+                g.put(name, x: x, y: y, style: Style(bold: p.connection != .disconnected, dim: stale), fitting: nameW)
             } else {
                 g.put("(unnamed)", x: x, y: y, style: .dimmed)
             }
@@ -51,13 +51,13 @@ enum ScanScreen {
             g.put(rssiText(p), x: x, y: y, style: p.rssiStale || stale ? .dimmed : rssiStyle(p.rssi))
             x += 11
             let (summary, sStyle) = self.summary(p, s)
-            g.put(fit(summary, max(0, summaryW - (byInterval ? 2 : 1))), x: x, y: y, style: stale ? .dimmed : sStyle)
+            g.put(summary, x: x, y: y, style: stale ? .dimmed : sStyle, fitting: max(0, summaryW - (byInterval ? 2 : 1)))
             let last = byInterval ? interval(p.rhythm.interval) : stale ? "stale" : age(s.now - p.lastSeen)
             g.put(rightAligned(last, 5), x: g.width - 6, y: y, style: .dimmed)
             if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
         }
-        if ids.count > visible {
-            let page = " \(first + 1)-\(min(ids.count, first + visible)) of \(ids.count) "
+        if shown.count > visible {
+            let page = " \(first + 1)-\(min(shown.count, first + visible)) of \(shown.count) "
             g.put(page, x: max(0, g.width - CellGrid.columns(of: page) - 1), y: 1, style: .dimmed)
         }
     }
@@ -94,9 +94,10 @@ enum ScanScreen {
 
     /// Five cells from -100 dBm (empty) to -40 dBm (full).
     static func bar(_ rssi: Int) -> String {
-        let filled = max(0, min(5, (rssi + 100 + 6) / 12))
-        return String(repeating: "█", count: filled) + String(repeating: "░", count: 5 - filled)
+        bars[max(0, min(5, (rssi + 100 + 6) / 12))]
     }
+
+    private static let bars = (0...5).map { String(repeating: "█", count: $0) + String(repeating: "░", count: 5 - $0) }
 
     static func rssiStyle(_ rssi: Int?) -> Style {
         guard let r = rssi else { return .dimmed }
@@ -110,11 +111,12 @@ enum ScanScreen {
         case let .failed(reason): return ("✗ " + reason, .error)
         default: return (p.connection.label + "…", .accent)
         }
-        var parts = [p.advertisement.summary(address: p.address, keys: s.bindKeys)].filter { !$0.isEmpty }
-        if !p.connectable { parts.append("non-connectable") }
         // Paired, trusted, blocked first: they decide what connecting will do.
-        if !p.bond.summary.isEmpty { parts.insert(p.bond.summary, at: 0) }
-        return (parts.joined(separator: " · "), .plain)
+        var line = p.bond.summary
+        for part in [RowSummaries.shared.summary(p, keys: s.bindKeys), p.connectable ? "" : "non-connectable"] where !part.isEmpty {
+            line += line.isEmpty ? part : " · " + part
+        }
+        return (line, .plain)
     }
 
     /// `0x004C`

@@ -97,9 +97,8 @@ enum BackendReducer {
     }
 
     static func advertisement(_ s: inout AppState, _ r: AdvertisementReport, at: Timestamp) {
-        if let i = s.peripherals.index(forKey: r.id) {
-            // In place: copying the peripheral out and back would copy its history arrays.
-            s.peripherals.values[i].apply(r, at: at)
+        if s.peripherals[r.id] != nil {
+            s.peripherals[r.id]?.apply(r, at: at)   // in place
         } else {
             s.peripherals[r.id] = Peripheral(
                 id: r.id, address: r.address, name: r.name ?? r.advertisement.localName, rssi: r.rssi,

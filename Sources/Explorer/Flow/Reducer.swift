@@ -26,9 +26,8 @@ public enum Reducer {
         case .rowActivated:
             return activateRow(&s)
         case .detailsRequested:
-            guard s.route == .scan else { return [] }
-            let ids = ScanQuery.ids(s)
-            guard let id = ids.first(where: { $0 == s.scan.cursor }) ?? ids.first else { return [] }
+            guard s.route == .scan, let id = ScanQuery.cursorIndex(s).map({ s.peripherals.shown[$0] }) ?? s.peripherals.shown.first
+            else { return [] }
             s.scan.cursor = id
             s.route = .details(id)
             return []
@@ -233,10 +232,9 @@ public enum Reducer {
     static func moveCursor(_ s: inout AppState, _ move: CursorMove) {
         switch s.route {
         case .scan:
-            let ids = ScanQuery.ids(s)
-            guard !ids.isEmpty else { return }
-            let i = ids.firstIndex { $0 == s.scan.cursor } ?? 0
-            s.scan.cursor = ids[moved(i, ids.count, move)]
+            let shown = s.peripherals.shown
+            guard !shown.isEmpty else { return }
+            s.scan.cursor = shown[moved(ScanQuery.cursorIndex(s) ?? 0, shown.count, move)]
         case let .device(pid):
             guard let p = s.peripherals[pid] else { return }
             let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
@@ -255,20 +253,19 @@ public enum Reducer {
     /// The scan list's selection is a device, by ID, from the first event on: with none
     /// chosen yet, or the chosen one gone (or, `whenHidden`, filtered out), the top row's
     /// device is selected, and it stays selected as RSSI re-sorts the list. The cheap check
-    /// runs on every backend event; the one that sorts, on filter changes and ticks.
+    /// runs on every backend event; the one that finds it in the list, on filter changes and ticks.
     static func followFirstRow(_ s: inout AppState, whenHidden: Bool = false) {
         if let c = s.scan.cursor, s.peripherals[c] != nil, !whenHidden { return }
         guard !s.peripherals.isEmpty else { s.scan.cursor = nil; return }
-        let ids = ScanQuery.ids(s)
-        if let c = s.scan.cursor, s.peripherals[c] != nil, ids.contains(c) { return }
-        s.scan.cursor = ids.first ?? s.scan.cursor
+        if ScanQuery.cursorIndex(s) != nil { return }
+        s.scan.cursor = s.peripherals.shown.first ?? s.scan.cursor
     }
 
     static func activateRow(_ s: inout AppState) -> [Effect] {
         switch s.route {
         case .scan:
-            let ids = ScanQuery.ids(s)
-            guard let id = ids.first(where: { $0 == s.scan.cursor }) ?? ids.first else { return [] }
+            guard let id = ScanQuery.cursorIndex(s).map({ s.peripherals.shown[$0] }) ?? s.peripherals.shown.first
+            else { return [] }
             s.scan.cursor = id
             // A beacon cannot be connected to: show what it broadcasts instead.
             if s.peripherals[id]?.connectable == false {
@@ -338,7 +335,7 @@ public enum Reducer {
     static func requestDisconnect(_ s: inout AppState) -> [Effect] {
         let target: PeripheralID?
         switch s.route {
-        case .scan: target = s.scan.cursor ?? ScanQuery.ids(s).first
+        case .scan: target = s.scan.cursor ?? s.peripherals.shown.first
         case let .device(pid), let .characteristic(pid, _), let .details(pid): target = pid
         case .regions: target = nil
         }
@@ -365,8 +362,7 @@ public enum Reducer {
         case .filter:
             s.input = nil
             s.scan.filter = input.text
-            let ids = ScanQuery.ids(s)
-            if !ids.contains(where: { $0 == s.scan.cursor }) { s.scan.cursor = ids.first }
+            if ScanQuery.cursorIndex(s) == nil { s.scan.cursor = s.peripherals.shown.first }
             return []
         case let .write(pid, cid):
             switch WriteValue.parse(input.text) {

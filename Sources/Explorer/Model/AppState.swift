@@ -101,9 +101,10 @@ public struct AppState: Equatable, Sendable {
     public var adapter = AdapterStatus(name: "", power: .absent, discovering: false)
     /// True while the user wants a scan running (the adapter may lag behind).
     public var scanWanted = true
-    public var peripherals: [PeripheralID: Peripheral] = [:]
+    /// Every peripheral heard, and the scan list's order of them (kept to the `scan` settings).
+    public var peripherals = Peripherals() { didSet { peripherals.arrange(scan) } }
     public var route: Route = .scan
-    public var scan = ScanScreenState()
+    public var scan = ScanScreenState() { didSet { peripherals.arrange(scan) } }
     public var device = DeviceScreenState()
     /// Scroll offset of the value history on the characteristic screen (0 = newest).
     public var historyOffset = 0

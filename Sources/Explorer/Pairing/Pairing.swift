@@ -160,7 +160,8 @@ public struct Bond: Equatable, Sendable {
 
     /// "paired·trusted" for the list and the device screen; "" when none holds.
     public var summary: String {
-        [(paired, "paired"), (bonded && !paired, "bonded"), (trusted, "trusted"), (blocked, "blocked")]
+        guard paired || bonded || trusted || blocked else { return "" }   // most devices: asked per row, per frame
+        return [(paired, "paired"), (bonded && !paired, "bonded"), (trusted, "trusted"), (blocked, "blocked")]
             .filter(\.0).map(\.1).joined(separator: "·")
     }
 }
