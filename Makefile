@@ -1,4 +1,4 @@
-.PHONY: demo test bench
+.PHONY: demo test bench bench-peers
 demo:
 	scripts/demo
 test:
@@ -7,3 +7,7 @@ bench:
 	scripts/install-deps
 	swift build -c release --product bleexplr-bench
 	.build/release/bleexplr-bench
+# The peer benchmark: bleexplr, the C sink, bleak and bluetoothctl in one BlueZ signal
+# storm (bench/peers/README.md). Not in CI: a long run. `make bench-peers ARGS='--rounds 3'`.
+bench-peers:
+	bench/peers/run $(ARGS)
