@@ -111,6 +111,18 @@ class Child:
         self.driver_peak = peak_rss_mib("self") or 0.0
         self.p = subprocess.Popen(argv, **kw)
         self.rusage = None
+        self.sampled_peak = 0.0
+
+    def sample_peak(self):
+        """Reads VmHWM every 10 ms while the process lives (a thread: the driver waits on
+        the storm meanwhile), for consumers smaller than the driver (see one_run)."""
+        import threading
+
+        def watch():
+            while (v := peak_rss_mib(self.p.pid)) is not None:
+                self.sampled_peak = max(self.sampled_peak, v)
+                time.sleep(0.01)
+        threading.Thread(target=watch, daemon=True).start()
 
     def running(self):
         if self.rusage is None:
@@ -172,6 +184,7 @@ def one_run(args, name, argv, mode, keep):
         out = tmp / "consumer.out"
         consumer = Child(argv, stdin=subprocess.DEVNULL, stdout=open(out, "wb"),
                          stderr=open(tmp / "consumer.err", "wb"), env=env)
+        consumer.sample_peak()
         if line_from(storm.p.stdout, 60, "StartDiscovery from the consumer") != "ARMED":
             raise RuntimeError("the storm was not armed")
         time.sleep(args.settle)  # the consumer finishes with the StartDiscovery reply
@@ -189,20 +202,19 @@ def one_run(args, name, argv, mode, keep):
             t_cont = time.time()
             os.kill(consumer.p.pid, signal.SIGCONT)
         deadline = time.monotonic() + max(120.0, args.signals / 200.0)
-        line, sampled = None, 0.0
+        line = None
         while time.monotonic() < deadline:
-            sampled = max(sampled, peak_rss_mib(consumer.p.pid) or 0.0)
             line = marker_line(out, name)
             if line or not consumer.running():
                 break
             time.sleep(0.005)
         t_seen = time.time()
         cpu1 = cpu_seconds(consumer.p.pid)
-        sampled = max(sampled, peak_rss_mib(consumer.p.pid) or 0.0)
+        sampled = max(consumer.sampled_peak, peak_rss_mib(consumer.p.pid) or 0.0)
         rusage = consumer.stop()
         # ru_maxrss keeps the peak from before exec as well, when the child was a fork of this
         # driver: above the driver's own peak it is the consumer's, below it only VmHWM (read
-        # while the consumer lives, every 5 ms; bleexplr bench-ingest exits at the marker) says.
+        # while the consumer lives, every 10 ms; bleexplr bench-ingest exits at the marker) says.
         ru = rusage.ru_maxrss / 1024
         peak = ru if ru > consumer.driver_peak + 0.5 else sampled
         if not line:
