@@ -22,10 +22,10 @@ let package = Package(
         // libdbus implementation on the app's event loop.
         .target(name: "DBus", dependencies: ["Explorer", "CDBus"]),
         // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
-        .target(name: "BlueZ", dependencies: ["Explorer", "DBus"]),
-        // libcurl, wrapped so that only Sources/WebHook touches it.
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
-                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "BlueZ", dependencies: ["Explorer", "DBus", "CMalloc"]),
+        // libcurl, wrapped so that only Sources/WebHook touches it; loaded on first use
+        // (dlopen), not linked: its headers come from libcurl4-openssl-dev (install-deps).
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Actions over HTTP (libcurl), for watch and the app's `a`.
         .target(name: "WebHook", dependencies: ["Explorer", "CCurl"]),
         // glibc's malloc.h (mallopt), which Swift's Glibc module leaves out.

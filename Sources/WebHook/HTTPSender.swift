@@ -98,12 +98,12 @@ public final class HTTPSender: HookSender {
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
               !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }),
-              let u = curl_url() else { return nil }
-        defer { curl_url_cleanup(u) }
-        guard curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_URLENCODE)) == CURLUE_OK else { return nil }
+              let u = bx_curl_url() else { return nil }
+        defer { bx_curl_url_cleanup(u) }
+        guard bx_curl_url_set(u, CURLUPART_URL, url, UInt32(CURLU_URLENCODE)) == CURLUE_OK else { return nil }
         var out: UnsafeMutablePointer<CChar>?
-        guard curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK, let out else { return nil }
-        defer { curl_free(out) }
+        guard bx_curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK, let out else { return nil }
+        defer { bx_curl_free(out) }
         return String(cString: out)
     }
 
@@ -179,26 +179,26 @@ final class CurlEasy: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
 
     init?() {
-        guard let h = curl_easy_init() else { return nil }
+        guard let h = bx_curl_easy_init() else { return nil }
         handle = h
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit { bx_curl_easy_cleanup(handle) }
 
     /// What the server keeps of its answer: enough for the 160 characters a refusal shows.
     static let bodyLimit = 4096
 
     /// Sends and waits (up to `timeout` seconds): call it off the event loop.
     func perform(_ r: HTTPRequest, timeout: Double) -> HTTPTransfer {
-        curl_easy_reset(handle)  // the options of the last request go; its connection stays
+        bx_curl_easy_reset(handle)  // the options of the last request go; its connection stays
         var headers: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headers) }
+        defer { bx_curl_slist_free_all(headers) }
         for h in r.headers {
             // "Name;" is curl's way to send a header with an empty value ("Name:" removes it).
-            headers = curl_slist_append(headers, h.value.isEmpty ? "\(h.name);" : "\(h.name): \(h.value)")
+            headers = bx_curl_slist_append(headers, h.value.isEmpty ? "\(h.name);" : "\(h.name): \(h.value)")
         }
         // No "Expect: 100-continue" pause before larger bodies.
-        headers = curl_slist_append(headers, "Expect:")
+        headers = bx_curl_slist_append(headers, "Expect:")
         let sink = ResponseSink()
         let code: CURLcode = r.body.withUnsafeBytes { body in
             var rc = bx_curl_set_url(handle, r.url)
@@ -222,7 +222,7 @@ final class CurlEasy: @unchecked Sendable {
                 return n  // the rest is read and dropped
             }, Unmanaged.passUnretained(sink).toOpaque()))
             guard rc == CURLE_OK else { return rc }
-            return withExtendedLifetime(sink) { curl_easy_perform(handle) }
+            return withExtendedLifetime(sink) { bx_curl_easy_perform(handle) }
         }
         guard code == CURLE_OK else { return .failed(code: Int(code.rawValue)) }
         return .answered(status: bx_curl_response_code(handle), body: sink.bytes)

@@ -71,7 +71,7 @@ final class CommandRun {
             getrusage(RUSAGE_SELF.rawValue, &cpu)
             let cpuSeconds = Double(cpu.ru_utime.tv_sec + cpu.ru_stime.tv_sec)
                 + Double(cpu.ru_utime.tv_usec + cpu.ru_stime.tv_usec) / 1e6
-            print("BENCH-END count=\(processedCount?() ?? 0) t_end=\(Timestamp.now().seconds) cpu_s=\(cpuSeconds) batches=\(batches)")
+            print("BENCH-END count=\(processedCount?() ?? 0) t_end=\(Timestamp.now().seconds) cpu_s=\(cpuSeconds) batches=\(batches) devices=\(store.state.peripherals.count)")
         default:
             break
         }

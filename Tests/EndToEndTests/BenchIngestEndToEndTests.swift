@@ -82,5 +82,7 @@ struct BenchIngestEndToEndTests {
         #expect(field("count") == Double(storm), "\(line)")
         #expect((field("batches") ?? 0) >= 1 && (field("batches") ?? 0) <= Double(storm), "\(line)")
         #expect((field("cpu_s") ?? 0) > 0 && field("t_end") != nil, "\(line)")
+        // The devices it knows: the eight of the tree and the marker (bench-peers reports them less the marker).
+        #expect(field("devices") == 9, "\(line)")
     }
 }
