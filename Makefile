@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-memory
+.PHONY: demo test bench bench-peers bench-memory fuzz-long soak
 demo:
 	scripts/demo
 test:
@@ -16,3 +16,10 @@ bench-memory:
 	scripts/install-deps
 	swift build -c release --product bleexplr
 	bench/memory/crowd-rss.py $(ARGS)
+# Every fuzz target for at least 1,000,000 executions (FUZZ_LONG_SECONDS caps each one);
+# prints executions and coverage per target.
+fuzz-long:
+	scripts/fuzz --runs 1000000 --max-seconds $${FUZZ_LONG_SECONDS:-0}
+# The demo with --crowd 1000, recording on and a notification flood; MINUTES=60 by default.
+soak:
+	scripts/soak --minutes $${MINUTES:-60}

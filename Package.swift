@@ -33,9 +33,9 @@ let package = Package(
         .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook", "CMalloc"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
-        // libFuzzer target for every parser of untrusted bytes (scripts/fuzz builds it with
-        // -sanitize=fuzzer -DFUZZING); in the normal build, a corpus replayer.
-        .executableTarget(name: "FuzzDecoders", dependencies: ["Explorer"]),
+        // libFuzzer targets for every parser of untrusted input, FUZZ_TARGET picks one (scripts/fuzz
+        // builds it with -sanitize=fuzzer -DFUZZING); in the normal build, a corpus replayer.
+        .executableTarget(name: "FuzzDecoders", dependencies: ["Explorer", "TUI", "DBus", "BlueZ"]),
         .testTarget(name: "ExplorerTests", dependencies: ["Explorer"]),
         .testTarget(name: "TUITests", dependencies: ["Explorer", "TUI"]),
         // Helpers the test targets share: a private dbus-daemon, the binary in tmux.

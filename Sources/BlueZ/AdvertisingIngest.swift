@@ -123,18 +123,21 @@ final class AdvertisingIngest {
             if DBusWireReader.same(key, "RSSI") {
                 guard DBusWireReader.same(type, "n"), let r = w.int16() else { return nil }
                 // 0 and 127 mean "not available" (BlueZ clears RSSI to 0 when a scan stops).
-                c.rssi = r == 0 || r == 127 ? nil : Int(r)
+                c.rssi = r == 0 || r == 127 ? nil : ReportBounds.rssi(Int(r))
             } else if DBusWireReader.same(key, "ManufacturerData") {
                 guard DBusWireReader.same(type, "a{qv}"), let companiesEnd = w.array(elementAlignment: 8) else { return nil }
                 while w.offset < companiesEnd {
+                    // More than a real advertisement holds: the general path bounds it (ReportBounds).
                     guard w.align(8), let company = w.uint16(), let t = w.signature(), DBusWireReader.same(t, "ay"),
-                          let end = w.array(elementAlignment: 1), let data = w.bytes(end - w.offset) else { return nil }
+                          let end = w.array(elementAlignment: 1), end - w.offset <= ReportBounds.dataBytes,
+                          let data = w.bytes(end - w.offset) else { return nil }
                     if c.data == nil {
                         c.company = company
                         c.data = data
                     } else {
                         if c.moreCompanies == nil { c.moreCompanies = [c.company: c.data!] }
                         c.moreCompanies![company] = data
+                        if c.moreCompanies!.count > ReportBounds.dataEntries { return nil }
                     }
                 }
             } else {

@@ -51,6 +51,8 @@ public final class BlueZBackend: Backend {
     var resolvedSent: Set<PeripheralID> = []
     var subscribed: Set<String> = []
     var bluezPresent = false
+    /// GetManagedObjects calls made (`reload`): the reply of an older one is dropped.
+    var snapshot = 0
     /// bluetoothd's unique bus name, once a signal told it: only it may call our agent.
     var bluezOwner: String?
     var agentRegistered = false
@@ -124,9 +126,13 @@ public final class BlueZBackend: Backend {
     // MARK: The mirror
 
     func reload() {
+        snapshot += 1
+        let asked = snapshot
         bus.call(DBusCall(destination: Self.bluez, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
                           member: "GetManagedObjects"), timeout: 10) { [weak self] result in
-            guard let self else { return }
+            // A reply to a snapshot asked before bluetoothd's name changed owner (or left)
+            // describes an object tree that is gone: only the latest one counts.
+            guard let self, asked == self.snapshot else { return }
             switch result {
             case let .success(args):
                 guard let tree = args.first, self.mirror.load(tree) else {
@@ -210,6 +216,7 @@ public final class BlueZBackend: Backend {
             guard s.args.count == 3, s.args[0].string == Self.bluez else { return }
             let newOwner = s.args[2].string ?? ""
             forgetEverything()
+            snapshot += 1   // a snapshot still on its way is of the old owner
             bluezOwner = newOwner.isEmpty ? nil : newOwner
             if newOwner.isEmpty {
                 bluezPresent = false

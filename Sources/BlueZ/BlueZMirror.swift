@@ -1,4 +1,5 @@
 import DBus
+import Explorer
 
 /// A copy of bluetoothd's object tree: path -> interface -> property -> value, kept
 /// current from GetManagedObjects, InterfacesAdded/Removed and PropertiesChanged.
@@ -56,12 +57,35 @@ public struct BlueZMirror: Equatable, Sendable {
         }.sorted()
     }
 
+    /// Elements of an array or dictionary, and bytes of a string, the mirror keeps of a
+    /// value: bluetoothd (or whoever owns org.bluez) may send a device with 100,000 UUIDs
+    /// or a 64 KiB name, and the mirror keeps every object it is told of. BlueZ's real
+    /// values are far smaller (a value is at most 512 bytes, a name 248).
+    static let maxElements = 1024
+    static let maxStringBytes = 1024
+    static let maxBytes = 4096
+
+    /// `v` with its arrays, dictionaries, strings and byte arrays cut to the bounds above,
+    /// at any depth.
+    static func bounded(_ v: DBusValue) -> DBusValue {
+        switch v {
+        case let .string(s) where s.utf8.count > maxStringBytes: return .string(ReportBounds.prefix(s, bytes: maxStringBytes))
+        case let .bytes(b) where b.count > maxBytes: return .bytes(Array(b.prefix(maxBytes)))
+        case let .variant(inner): return .variant(bounded(inner))
+        case let .array(element, items): return .array(element: element, items.prefix(maxElements).map(bounded))
+        case let .dict(k, t, entries):
+            return .dict(key: k, value: t, entries.prefix(maxElements).map { DBusDictEntry(bounded($0.key), bounded($0.value)) })
+        case let .structure(fields): return .structure(fields.map(bounded))
+        default: return v
+        }
+    }
+
     static func interfaces(_ entries: [DBusDictEntry]) -> [String: Properties] {
         var out: [String: Properties] = [:]
         for e in entries {
             guard let name = e.key.string else { continue }
             var props: Properties = [:]
-            for p in e.value.entries ?? [] { if let k = p.key.string { props[k] = p.value.unwrapped } }
+            for p in e.value.entries ?? [] { if let k = p.key.string { props[k] = Self.bounded(p.value.unwrapped) } }
             out[name] = props
         }
         return out
@@ -70,7 +94,7 @@ public struct BlueZMirror: Equatable, Sendable {
 
 extension Dictionary where Key == String, Value == DBusValue {
     mutating func update(_ changed: [String: DBusValue], _ invalidated: [String]) {
-        for (k, v) in changed { self[k] = v.unwrapped }
+        for (k, v) in changed { self[k] = BlueZMirror.bounded(v.unwrapped) }
         for k in invalidated { removeValue(forKey: k) }
     }
 }

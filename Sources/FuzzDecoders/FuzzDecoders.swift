@@ -3,13 +3,34 @@ import Explorer
 @preconcurrency import Glibc
 #endif
 
-/// libFuzzer entry: every parser of untrusted bytes, via `UntrustedInput`. A text that
+/// The target every input goes to: FUZZ_TARGET (a `FuzzTarget` name), or, without it,
+/// the one the input's first byte picks (the rest of the input is its input).
+let fixedTarget: FuzzTarget? = {
+    guard let name = getenv("FUZZ_TARGET").map({ String(cString: $0) }), !name.isEmpty else { return nil }
+    guard let t = FuzzTarget(rawValue: name) else {
+        fputs("FuzzDecoders: no target \(name); targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: " "))\n", stderr)
+        exit(2)
+    }
+    return t
+}()
+
+/// libFuzzer entry: every parser of untrusted input (FuzzTargets.swift). A text that
 /// would reach the terminal unsafe is a finding too, so it traps.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    for text in UntrustedInput.texts(bytes) where text.unicodeScalars.contains(where: TerminalSafe.isUnsafe) {
-        fatalError("unsafe text from \(hex(bytes)): \(text.debugDescription)")
+    var bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    let target: FuzzTarget
+    if let fixed = fixedTarget {
+        target = fixed
+    } else {
+        guard let first = bytes.first else { return 0 }
+        target = FuzzTarget.allCases[Int(first) % FuzzTarget.allCases.count]
+        bytes.removeFirst()
+    }
+    let input = bytes
+    let texts = MainActor.assumeIsolated { target.run(input) }
+    for text in texts where text.unicodeScalars.contains(where: TerminalSafe.isUnsafe) {
+        fatalError("\(target) gave unsafe text from \(hex(bytes)): \(text.debugDescription)")
     }
     return 0
 }
@@ -31,7 +52,7 @@ public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoi
 }
 #else
 /// Without `-sanitize=fuzzer` (the package's normal build) this is a corpus replayer:
-/// `FuzzDecoders FILE...` runs each file through the same entry point.
+/// `FUZZ_TARGET=NAME FuzzDecoders FILE...` runs each file through the same entry point.
 @main
 enum ReplayCorpus {
     static func main() {

@@ -94,7 +94,7 @@ enum ScanScreen {
 
     /// Five cells from -100 dBm (empty) to -40 dBm (full).
     static func bar(_ rssi: Int) -> String {
-        bars[max(0, min(5, (rssi + 100 + 6) / 12))]
+        bars[max(0, min(5, (min(max(rssi, -200), 100) + 100 + 6) / 12))]   // any Int, without overflow
     }
 
     private static let bars = (0...5).map { String(repeating: "█", count: $0) + String(repeating: "░", count: 5 - $0) }

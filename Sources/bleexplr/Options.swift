@@ -37,7 +37,7 @@ struct Options {
 }
 
 func fail(_ message: String) -> Never {
-    fputs("bleexplr: \(message)\n", stderr)
+    fputs("bleexplr: \(TerminalSafe.lines(message))\n", stderr)   // every fatal line, whatever it quotes
     exit(2)
 }
 

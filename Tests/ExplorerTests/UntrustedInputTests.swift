@@ -60,7 +60,7 @@ struct UntrustedInputTests {
     /// The fuzz corpus kept in the repo (seeds and what scripts/fuzz merged) stays clean.
     @Test func fuzzCorpusReplays() throws {
         let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/corpus/decoders")
         let files = try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
         #expect(files.count >= 18)
         for file in files {

@@ -3,7 +3,13 @@
 public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible {
     public var name: String
     public var message: String
-    public init(name: String, message: String) { self.name = name; self.message = message }
+    /// Both made terminal-safe here, the one place every backend error is made (a D-Bus
+    /// error's message is whatever the peer sent, escape sequences and all, and it reaches
+    /// alerts, stderr, JSON lines and recordings), and bounded to 1 KiB.
+    public init(name: String, message: String) {
+        self.name = TerminalSafe.text(ReportBounds.prefix(name, bytes: 255))
+        self.message = TerminalSafe.text(ReportBounds.prefix(message, bytes: 1024))
+    }
 
     public static func notPermitted(_ m: String) -> Self { .init(name: "org.bluez.Error.NotPermitted", message: m) }
     public static func notConnected(_ m: String) -> Self { .init(name: "org.bluez.Error.NotConnected", message: m) }

@@ -17,21 +17,35 @@ public struct Secrets: Sendable {
         }
         guard let f = fopen(path, "r") else { throw LoadError(description: "cannot read the secrets file \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(f) }
+        var bytes: Bytes = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, f)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+            guard bytes.count <= maxBytes else { throw LoadError(description: "the secrets file \(path) is larger than \(maxBytes >> 10) KiB") }
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), name: path)
+    }
+
+    /// The largest secrets file read: a few tokens, not a database.
+    public static let maxBytes = 1 << 20
+
+    /// `NAME=value` lines; blank lines and `#` comments are skipped. `name` is the file's,
+    /// for the errors (which quote no value: they are secrets).
+    public static func parse(_ text: String, name: String) throws(LoadError) -> Secrets {
         var s = Secrets()
-        var line: UnsafeMutablePointer<CChar>?
-        var cap = 0
         var n = 0
-        while getline(&line, &cap, f) > 0, let l = line {
+        // By bytes: "\r\n" is one Character, which a split on "\n" would not cut.
+        for line in text.utf8.split(separator: 10, omittingEmptySubsequences: false) {
             n += 1
-            let text = String(cString: l).trimmingCharacters(in: "\r\n")
+            let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: "\r")
             if text.isEmpty || text.hasPrefix("#") { continue }
             guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
-                free(line)
-                throw LoadError(description: "the secrets file \(path), line \(n): expected NAME=value")
+                throw LoadError(description: "the secrets file \(name), line \(n): expected NAME=value")
             }
             s.values[String(text[..<eq])] = String(text[text.index(after: eq)...])
         }
-        free(line)
         return s
     }
 

@@ -26,4 +26,10 @@ public enum TerminalSafe {
         }
         return out
     }
+
+    /// Each line of `s` made safe, the line breaks kept: a message of our own that quotes
+    /// untrusted text.
+    public static func lines(_ s: String) -> String {
+        s.split(separator: "\n", omittingEmptySubsequences: false).map { text(String($0)) }.joined(separator: "\n")
+    }
 }

@@ -80,7 +80,8 @@ extension Timestamp {
               let s = num(17, 2), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
         var fraction = 0.0
         if b.count > 20 {
-            guard b[19] == 0x2E, b.count > 21, let f = num(20, b.count - 21) else { return nil }
+            // At most nanoseconds: 19 digits would overflow an Int (a recording's times are untrusted).
+            guard b[19] == 0x2E, b.count > 21, b.count - 21 <= 9, let f = num(20, b.count - 21) else { return nil }
             fraction = Double(f) / pow10(b.count - 21)
         }
         // Days from the civil date (Howard Hinnant's algorithm).

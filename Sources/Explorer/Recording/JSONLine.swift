@@ -72,8 +72,9 @@ public struct JSONLine {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value)
-                    || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                // Bidi overrides and isolates too (TerminalSafe.isUnsafe): a JSON line printed
+                // to a terminal would reorder what follows (found by the recording fuzz target).
+                if TerminalSafe.isUnsafe(scalar) || scalar.value == 0x2028 || scalar.value == 0x2029 {
                     let h = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
                 } else {

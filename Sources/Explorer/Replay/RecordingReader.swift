@@ -29,7 +29,14 @@ public struct Recording: Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ReadError(description: "cannot read \(path): \(errnoText())") }
         defer { close(fd) }
+        // A regular file says its size: one too large is refused before a byte is read
+        // (a 1 GiB file in no time and no memory); a pipe is cut off as it reads.
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) > maxBytes {
+            throw ReadError(description: "\(path) is larger than \(maxBytes >> 20) MB (\(Int(st.st_size) >> 20) MB)")
+        }
         var bytes: [UInt8] = []
+        if (st.st_mode & S_IFMT) == S_IFREG { bytes.reserveCapacity(Int(st.st_size)) }
         var buf = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = read(fd, &buf, buf.count)
@@ -84,15 +91,17 @@ enum RecordedEvent {
             return .adapterChanged(AdapterStatus(name: name, power: power, discovering: v["discovering"]?.bool ?? false))
         case "advertisement":
             guard let address, let adv = advertisement(v) else { return nil }
-            return .advertisementReceived(AdvertisementReport(
+            // Bounded as the BlueZ backend bounds a live report: an RSSI of 2^63 in a file
+            // someone sent is no RSSI, and a 64 KiB name no name.
+            return .advertisementReceived(ReportBounds.report(AdvertisementReport(
                 id: PeripheralID(address), address: address, name: v["name"]?.string, rssi: v["rssi"]?.int,
-                connectable: v["connectable"]?.bool, advertisement: adv))
+                connectable: v["connectable"]?.bool, advertisement: adv)))
         case "rssi-lost": return id.map { .rssiLost($0) }
         case "removed": return id.map { .peripheralRemoved($0) }
         case "connection":
             guard let id else { return nil }
             switch v["state"]?.string ?? "" {
-            case "connecting": return .connecting(id, attempt: v["attempt"]?.int ?? 1)
+            case "connecting": return .connecting(id, attempt: min(max(v["attempt"]?.int ?? 1, 1), 1000))
             case "connected": return .connected(id)
             case "failed": return .connectFailed(id, error(v) ?? .failed(""))
             case "disconnected":
@@ -113,7 +122,7 @@ enum RecordedEvent {
                 guard let svc = service(s) else { return nil }
                 services.append(svc)
             }
-            return .servicesResolved(id, services, mtu: v["mtu"]?.int)
+            return .servicesResolved(id, services, mtu: v["mtu"]?.int.flatMap { (23...517).contains($0) ? $0 : nil })
         case "read":
             guard let cid = path(v) else { return nil }
             if let e = error(v) { return .readCompleted(cid, .failure(e)) }
