@@ -341,9 +341,10 @@ struct BlueZBackendTests {
         let reasons: [(String?, Bool, DisconnectReason)] = [
             ("org.bluez.Reason.Timeout", false, .timeout),
             ("org.bluez.Reason.Remote", false, .remote),
+            ("org.bluez.Reason.Remote", true, .local),   // our Disconnect, its 0x13 echoed by the controller
             ("org.bluez.Reason.Local", false, .local),
             ("org.bluez.Reason.Authentication", false, .other("authentication failed")),
-            ("org.bluez.Reason.LocalSuspend", false, .other("this computer suspended")),
+            ("org.bluez.Reason.Suspend", false, .other("this computer suspended")),   // as bluetoothd 5.87 spells it
             ("org.bluez.Reason.Unknown", false, .other("disconnected, reason unknown")),
             ("org.bluez.Reason.Unknown", true, .local),
             (nil, false, .remote),    // BlueZ 5.66: no signal, the peer dropped it

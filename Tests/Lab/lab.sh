@@ -432,7 +432,14 @@ if [ "$BTD_DEBUG" = 1 ]; then BTD_OPT=-d; else BTD_OPT=; fi
 # then drops an ATT PDU that did arrive on an EATT channel: a Write Command never reached the GATT app, a
 # Handle Multiple Value Notification never became a PropertiesChanged (seen twice in 4 runs). LAB_EATT=1: on.
 printf '[General]\n\n[GATT]\nChannels = %s\n' "$EATT_CHANNELS" > /etc/bluetooth/main.conf
-/usr/libexec/bluetooth/bluetoothd -n -E $BTD_OPT > $L/bluetoothd.log 2>&1 &
+# -P: no LE Audio / ranging plugins. Newer bluetoothd serves, on every adapter, services that need encryption
+# (BASS Broadcast Receive State since 5.85, the Ranging Service's RAS Features since 5.86), and its client side
+# reads them from every peer that has them. Here every peripheral is a bluetoothd adapter, so each connection
+# would end in a Security Request and a pairing nobody answers (reads then fail with ATT 0x0e, and the agent of
+# the program under test is asked to confirm the PERIPHERAL side's pairing). Real peripherals have none of
+# these services; older BlueZ ignores the names it does not have.
+BTD_PLUGINS_OFF=rap,bass,bap,mcp,micp,vcp,ccp,csip,tmap,gmap,asha
+/usr/libexec/bluetooth/bluetoothd -n -E -P $BTD_PLUGINS_OFF $BTD_OPT > $L/bluetoothd.log 2>&1 &
 # what this guest really runs (lab.sh up prints it; tests read it to know what BlueZ they face)
 echo "kernel=$(uname -r) bluez=$(/usr/libexec/bluetooth/bluetoothd -v) python=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" > $S/state/versions
 python3 -u $S/guest/power_on.py $NCTRL > $L/power_on.log 2>&1
@@ -504,6 +511,9 @@ EOF
 #     is left half-dead (mgmt Disconnect sends no HCI Disconnect; the next connect fails with EBUSY).
 #     Send the enhanced event when it is enabled.
 #  4. RSSI is fixed at -50; BUMBLE_RSSI="-50" (fixed) or "-70:-40" (uniform random per report) sets it.
+#  5. A host's own HCI Disconnect comes back to it in Disconnection Complete with the reason it sent (0x13, "remote
+#     user terminated") instead of 0x16 ("terminated by local host", what controllers report): BlueZ >= 5.83 then
+#     tells the program that asked for the disconnect Device1.Disconnected(org.bluez.Reason.Remote). Report 0x16.
 # Link loss on demand (`lab.sh linkloss hciN`): SIGUSR1 makes it read /xfer/state/bumble-cmd ("linkloss N") and end
 # every LE link of controller N on both sides with HCI reason 0x08 (Connection Timeout), as a supervision
 # timeout would: no LL_TERMINATE_IND is exchanged, each host just hears Disconnection Complete.
@@ -557,6 +567,17 @@ def on_advertising_pdu(self, pdu):
     try: _orig_on_adv(self, pdu)
     finally: self.le_scan_enable = True
 Controller.on_advertising_pdu = on_advertising_pdu
+
+_orig_disc_cmd, _orig_le_disc = Controller.on_hci_disconnect_command, Controller.on_le_disconnected
+def on_hci_disconnect_command(self, command):
+    self._lab_local_disconnect = True
+    try: return _orig_disc_cmd(self, command)
+    finally: self._lab_local_disconnect = False
+def on_le_disconnected(self, connection, reason):
+    if getattr(self, '_lab_local_disconnect', False):
+        reason = hci.HCI_ErrorCode.CONNECTION_TERMINATED_BY_LOCAL_HOST_ERROR
+    return _orig_le_disc(self, connection, reason)
+Controller.on_hci_disconnect_command, Controller.on_le_disconnected = on_hci_disconnect_command, on_le_disconnected
 
 _orig_send_hci = Controller.send_hci_packet
 def send_hci_packet(self, packet):
