@@ -158,6 +158,17 @@ struct BlueZBackendTests {
         #expect(sink3.events.last == .scanFailed(BackendError(name: "org.bluez.Error.NotAuthorized", message: "Operation Not Authorized")))
     }
 
+    /// A command that exits while its StartDiscovery is still on its way (`read` of a device
+    /// bluetoothd already knows) stops it too: bluetoothd 5.66 and 5.82 otherwise discovered for good.
+    @Test func shutdownStopsADiscoveryStillStarting() {
+        let (bus, backend, _, _) = Self.started()
+        backend.execute(.startScan)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        #expect(bus.pending("StartDiscovery") != nil && bus.pending("StopDiscovery") == nil)
+        backend.shutdown()
+        #expect(bus.pending("StopDiscovery")?.path == "/org/bluez/hci0")
+    }
+
     @Test func scanWaitsForThePowerToComeOn() {
         var off = Self.adapter
         off["org.bluez.Adapter1"]!["Powered"] = .bool(false)

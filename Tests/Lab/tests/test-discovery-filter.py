@@ -29,6 +29,9 @@ def test():
     regular = bluez_at_least('5.67')
     c = Central()
     c.forget_all()
+    # bluetoothd merges every client's filter into one discovery: another one running (a client that left
+    # with its discovery still on) would make this one filtered too
+    check(pump(10, lambda: not c.prop(c.apath, ADAPTER_I, 'Discovering')), 'no other discovery runs on hci0')
     c.scan(transport_only=True)
     pump(8)
     c.stop_scan()
