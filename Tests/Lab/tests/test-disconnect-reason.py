@@ -61,7 +61,16 @@ def test():
                           ('timeout', linkloss)):
         rec = os.path.join(tmp, kind + '.jsonl')
         del signals[:]
-        bg = Background.bleexplr(tmp, '--record', rec, 'notify', addr, 'FFE1', '--json', name='notify-' + kind)
+        for attempt in (1, 2):
+            # Reconnecting right after a drop now and then fails in the lab (bluetoothd + Bumble: "connecting
+            # ... timed out", "already connected"); that is not what this test is about: once more, logged.
+            bg = Background.bleexplr(tmp, '--record', rec, 'notify', addr, 'FFE1', '--json', name='notify-%s-%d' % (kind, attempt))
+            pump(45, lambda: bool(fx.State()['itag']['key_notifying']) or not bg.alive())
+            if bg.alive() or attempt == 2 or 'connecting to' not in bg.err():
+                break
+            log('connect failed (%s): once more in 3 s' % bg.err().strip())
+            bg.stop()
+            pump(3.0)
         try:
             bg.wait_for('notify subscribed to FFE1', lambda: bool(fx.State()['itag']['key_notifying']), 45)
             provoke()
