@@ -4,7 +4,8 @@
 None of the lab's fixture peripherals advertises as discoverable (their adapters are not discoverable)
 and the beacons cannot (bluetoothd refuses flags on broadcast adverts). Since BlueZ 5.67 a discovery
 filter of Transport alone counts as regular discovery, which reports only General/Limited Discoverable
-LE advertisers: such a central sees none of them. On 5.66 every filter was a filtered discovery that
+LE advertisers: such a central sees no beacon (5.87 none of the connectable fixtures either; 5.82
+still reported those here). On 5.66 every filter was a filtered discovery that
 reports them all. bleexplr sets DuplicateData and an RSSI floor (-127 unless --rssi-floor says otherwise):
 either keeps its discovery filtered on every version: `scan` must find the three connectable fixtures and both beacons anyway."""
 import os, sys
@@ -39,8 +40,12 @@ def test():
     beacons = [n for n, f in (('iBeacon', is_ibeacon), ('Eddystone', is_eddystone)) if any(f(d) for d in c.devices.values())]
     log('Transport-only discovery saw: names %s, beacons %s' % (names, beacons))
     if regular:
-        check(not any(n in names for n in PERIPHERALS) and not beacons,
-              'BlueZ >= 5.67: a Transport-only filter is regular discovery and drops the non-discoverable fixtures and beacons')
+        # The beacons (no flags at all) are always dropped. The connectable fixtures (flags without a
+        # discoverable bit) were dropped by 5.87 in every run, but 5.82 reported them in every run: said
+        # in the log and in docs/testing.md, not asserted.
+        check(not beacons, 'BlueZ >= 5.67: a Transport-only filter is regular discovery and drops the beacons')
+        log('RESULT BlueZ %s: Transport-only discovery reported the non-discoverable connectable fixtures: %s'
+            % ('.'.join(map(str, bluez_version())), [n for n in PERIPHERALS if n in names] or 'none'))
     else:
         check(all(n in names for n in PERIPHERALS) and len(beacons) == 2,
               'BlueZ < 5.67: a Transport-only filter is a filtered discovery and sees every fixture and both beacons')
