@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-memory fuzz-long soak
+.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-newest
 demo:
 	scripts/demo
 test:
@@ -23,3 +23,11 @@ fuzz-long:
 # The demo with --crowd 1000, recording on and a notification flood; MINUTES=60 by default.
 soak:
 	scripts/soak --minutes $${MINUTES:-60}
+# the lab integration tests (root, qemu): every test on Debian 12 (BlueZ 5.66) then Debian 13 (5.82), as CI runs them
+lab:
+	swift build --product bleexplr
+	Tests/Lab/run-tests.sh
+# the same on Debian unstable (the newest BlueZ; image rebuilt once a day, "SID IMAGE DID NOT BUILD" when it cannot be)
+lab-newest:
+	swift build --product bleexplr
+	LAB_SUITE=sid Tests/Lab/run-tests.sh

@@ -44,6 +44,8 @@ public final class BlueZBackend: Backend {
     let ingest = AdvertisingIngest()
     var scanWanted = false
     var scanning = false
+    /// A StartDiscovery sent, its reply not in yet: shutdown must stop it too.
+    var discoveryStarting = false
     var localDisconnects: Set<PeripheralID> = []
     /// Reasons from Device1.Disconnected, waiting for the Connected=false that follows.
     var disconnectReasons: [PeripheralID: DisconnectReason] = [:]
@@ -96,7 +98,9 @@ public final class BlueZBackend: Backend {
                      timeout: 2) { _ in }
         }
         subscribed.removeAll()
-        if scanning, let a = adapterPath {
+        // Also a StartDiscovery still on its way: bluetoothd 5.66 and 5.82 kept discovering for good
+        // after a client that left before its StartDiscovery completed (`read` of a known device).
+        if scanning || discoveryStarting, let a = adapterPath {
             bus.call(DBusCall(destination: Self.bluez, path: a, interface: BlueZTranslate.adapter, member: "StopDiscovery"),
                      timeout: 2) { _ in }
         }

@@ -103,7 +103,9 @@ extension BlueZBackend {
                 return
             }
             guard self.scanWanted else { return }   // stopped while the filter was being set
+            self.discoveryStarting = true
             self.call(a, BlueZTranslate.adapter, "StartDiscovery") { [weak self] result in
+                self?.discoveryStarting = false
                 switch result {
                 case .success:
                     self?.scanning = true

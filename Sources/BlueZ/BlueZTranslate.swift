@@ -102,9 +102,10 @@ enum BlueZTranslate {
         switch name {
         case "org.bluez.Reason.Timeout": return .timeout
         case "org.bluez.Reason.Local": return .local
-        case "org.bluez.Reason.Remote": return .remote
+        // Ours, whatever a controller that echoes our HCI Disconnect's reason (0x13) made BlueZ say.
+        case "org.bluez.Reason.Remote": return weAsked ? .local : .remote
         case "org.bluez.Reason.Authentication": return .other("authentication failed")
-        case "org.bluez.Reason.LocalSuspend": return .other("this computer suspended")
+        case "org.bluez.Reason.Suspend": return .other("this computer suspended")   // bluetoothd 5.87's name
         default:
             // Unknown (or a name newer than this code): say so, unless it was our own doing.
             return weAsked ? .local : .other("disconnected, reason unknown")

@@ -106,7 +106,9 @@ struct GattObjects {
     }
 
     func advertisementProperties() -> [String: DBusValue] {
-        var p: [String: DBusValue] = ["Type": .string("peripheral")]
+        // Discoverable: the LE General Discoverable flag. Since BlueZ 5.67 a central whose discovery
+        // filter sets only Transport (bluetoothctl's `transport le`) drops adverts without it.
+        var p: [String: DBusValue] = ["Type": .string("peripheral"), "Discoverable": .bool(true)]
         if let name = spec.localName { p["LocalName"] = .string(name) }
         if !spec.advertisedServices.isEmpty {
             p["ServiceUUIDs"] = .array(element: "s", spec.advertisedServices.map { .string($0.canonical) })

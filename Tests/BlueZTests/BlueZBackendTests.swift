@@ -158,6 +158,17 @@ struct BlueZBackendTests {
         #expect(sink3.events.last == .scanFailed(BackendError(name: "org.bluez.Error.NotAuthorized", message: "Operation Not Authorized")))
     }
 
+    /// A command that exits while its StartDiscovery is still on its way (`read` of a device
+    /// bluetoothd already knows) stops it too: bluetoothd 5.66 and 5.82 otherwise discovered for good.
+    @Test func shutdownStopsADiscoveryStillStarting() {
+        let (bus, backend, _, _) = Self.started()
+        backend.execute(.startScan)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        #expect(bus.pending("StartDiscovery") != nil && bus.pending("StopDiscovery") == nil)
+        backend.shutdown()
+        #expect(bus.pending("StopDiscovery")?.path == "/org/bluez/hci0")
+    }
+
     @Test func scanWaitsForThePowerToComeOn() {
         var off = Self.adapter
         off["org.bluez.Adapter1"]!["Powered"] = .bool(false)
@@ -341,9 +352,10 @@ struct BlueZBackendTests {
         let reasons: [(String?, Bool, DisconnectReason)] = [
             ("org.bluez.Reason.Timeout", false, .timeout),
             ("org.bluez.Reason.Remote", false, .remote),
+            ("org.bluez.Reason.Remote", true, .local),   // our Disconnect, its 0x13 echoed by the controller
             ("org.bluez.Reason.Local", false, .local),
             ("org.bluez.Reason.Authentication", false, .other("authentication failed")),
-            ("org.bluez.Reason.LocalSuspend", false, .other("this computer suspended")),
+            ("org.bluez.Reason.Suspend", false, .other("this computer suspended")),   // as bluetoothd 5.87 spells it
             ("org.bluez.Reason.Unknown", false, .other("disconnected, reason unknown")),
             ("org.bluez.Reason.Unknown", true, .local),
             (nil, false, .remote),    // BlueZ 5.66: no signal, the peer dropped it

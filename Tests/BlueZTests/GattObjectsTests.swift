@@ -37,6 +37,7 @@ struct GattObjectsTests {
         let o = GattObjects(spec: Self.spec, root: "/r", advertisementPath: "/r/adv")
         let a = o.advertisementProperties()
         #expect(a["Type"] == .string("peripheral"))
+        #expect(a["Discoverable"] == .bool(true))   // seen by transport-only discovery on BlueZ >= 5.67
         #expect(a["LocalName"] == .string("bx Thermo"))
         #expect(a["ServiceUUIDs"]?.strings == ["0000181a-0000-1000-8000-00805f9b34fb"])
         #expect(a["ManufacturerData"]?.signature == "a{qv}")

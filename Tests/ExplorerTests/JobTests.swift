@@ -120,6 +120,11 @@ struct JobTests {
         #expect(c.name == "Motor temperature" && c.presentationFormat?.summary == "sint16, exponent -2, °C")
         let json = CommandPrinter(json: true).lines(.services(report), now: Fixture.t0)[0].text
         #expect(json.contains(#""name":"Motor temperature""#) && json.contains(#""presentationFormat":{"format":"sint16","exponent":-2"#))
+        // the link's MTU (BlueZ's GattCharacteristic1.MTU) on every service line; none known: no key
+        #expect(report.mtu == 247 && json.contains(#""primary":true,"mtu":247,"characteristics""#))
+        var unknown = report
+        unknown.mtu = nil
+        #expect(!CommandPrinter(json: true).lines(.services(unknown), now: Fixture.t0)[0].text.contains("mtu"))
     }
 
     @Test func scanPrintsTheListWhenItsTimeIsUp() {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# lab.sh - bleexplr's BlueZ lab: a real bluetoothd 5.66 with virtual LE controllers inside a small qemu VM
-# (Debian bookworm kernel 6.1 + bluetooth.ko + hci_vhci.ko), plus fixture peripherals. See docs/testing.md.
+# lab.sh - bleexplr's BlueZ lab: a real bluetoothd with virtual LE controllers inside a small qemu VM
+# (a Debian kernel + bluetooth.ko + hci_vhci.ko), plus fixture peripherals. See docs/testing.md.
+# LAB_SUITE picks the guest's Debian release, hence its kernel and BlueZ: bookworm (default; 6.1, BlueZ 5.66),
+# trixie (6.12, 5.82) or sid (whatever unstable holds the day the image is built; cached like the others).
 #
 #   build            assemble kernel + rootfs/initramfs under $LAB_CACHE (idempotent; installs host packages)
 #   up               boot the VM: dbus, bluetoothd, 8 controllers, example server on hci1, fixtures on hci2-6,
@@ -9,11 +11,13 @@
 #   status           "up: ... ready=yes|no" or "down"
 #   exec CMD...      run CMD (bash -c) inside the VM, print its output, exit with its rc
 #   env              print export lines: DBUS_SYSTEM_BUS_ADDRESS and BLEEXPLR_LAB_BUS (eval "$(lab.sh env)")
+#   linkloss hciN    (bumble) controller N loses its LE links: both hosts see a supervision timeout (0x08)
 #   fixture ARGS     drive the fixtures: press | beacon [ibeacon|eddystone] on|off | adv NAME on|off |
 #                    stream [FILE] | drop | reset | state
 #   logs [NAME...]   guest logs (default: stage2 bluetoothd fixtures; also btmon, bumble, gatt-server, ...)
 #   console          VM serial console + stage2 log
-#   cache-dir        print the cache directory
+#   cache-dir        print the cache directory (the top one: run state and test output live there)
+#   versions         "suite=... kernel=... bluez=..." of the image (built or not: "not built")
 #   central-demo     bluetoothctl central session on hci0 inside the VM (scan/connect/read/notify/write)
 #   host-demo        the same from the HOST over the VM's system bus (host_central.py, python3-dbus over TCP)
 #
@@ -26,7 +30,11 @@
 # libdbus/GDBus only; sd-bus/busctl cannot, it only speaks EXTERNAL). The fixtures' control API is on
 # the same bus: org.bleexplr.Lab /org/bleexplr/Lab org.bleexplr.Lab.Fixtures1.
 #
-# Env: LAB_CACHE (default ~/.cache/bleexplr-lab), LAB_DBUS_PORT (17777), LAB_MEM (MiB, default 640),
+# Env: LAB_SUITE (bookworm|trixie|sid, default bookworm): bookworm's image lives in $LAB_CACHE itself (as it always
+#        did), any other suite's in $LAB_CACHE/<suite>/; the run state ($LAB_CACHE/run) is shared: one VM at a time.
+#        A sid build that fails says "SID IMAGE DID NOT BUILD: why" (the day's unstable, not bleexplr) and keeps
+#        the last good sid image when there is one (LAB_SID_REFRESH=1 rebuilds it from today's unstable).
+#      LAB_CACHE (default ~/.cache/bleexplr-lab), LAB_DBUS_PORT (17777), LAB_MEM (MiB, default 640),
 #      LAB_ACCEL (auto|kvm|tcg), LAB_TB_MB (TCG translation cache, 128), LAB_NCTRL (controllers, 8)
 #      LAB_CONTROLLERS (bumble|btvirt, default bumble): who emulates the LE controllers behind /dev/vhci.
 #        bumble: Google Bumble (pinned in bumble-requirements.txt, venv /opt/bumble in the rootfs) controllers on
@@ -42,20 +50,22 @@ set -euo pipefail
 
 LAB_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # Build and run state go to LAB_CACHE (this folder may be read-only).
-CACHE="${LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bleexplr-lab}"
-ROOTFS="$CACHE/rootfs"
-KDIR="$CACHE/kernel"
-RUN="$CACHE/run"
+SUITE="${LAB_SUITE:-bookworm}"
+case "$SUITE" in bookworm|trixie|sid) ;; *) echo "LAB_SUITE must be bookworm, trixie or sid (got '$SUITE')" >&2; exit 2 ;; esac
+CACHE_TOP="${LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bleexplr-lab}"
+if [ "$SUITE" = bookworm ]; then CACHE="$CACHE_TOP"; else CACHE="$CACHE_TOP/$SUITE"; fi
+set_paths() { ROOTFS="$CACHE/rootfs"; KDIR="$CACHE/kernel"; INITRD="$CACHE/initrd.img"; KERNEL="$CACHE/vmlinuz"; }
+set_paths
+RUN="$CACHE_TOP/run"                  # one VM at a time, whatever its suite
 XFER="$RUN/xfer"
-INITRD="$CACHE/initrd.img"
-KERNEL="$CACHE/vmlinuz"
 PORT="${LAB_DBUS_PORT:-17777}"
 MEM="${LAB_MEM:-640}"
-SUITE=bookworm
 PKGS="dbus,bluez,bluez-test-tools,bluez-test-scripts,python3-dbus,python3-gi,python3-venv,kmod,busybox,procps"
 # btvirt (emulator/btdev) needs AF_ALG ecb(aes)+cmac(aes); without them it fails with the misleading
 # "Failed to open Virtual HCI device".
-MODS="virtio_pci bluetooth hci_vhci 9p 9pnet_virtio virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac"
+# SMP (pairing) needs ECDH, whose self-test needs the default RNG: drbg with hmac(sha512). Built into 6.12;
+# bookworm's 6.1 has them as modules, and without them every adapter logs "Unable to create ECDH crypto context".
+MODS="virtio_pci sha512_generic ctr drbg bluetooth hci_vhci 9p 9pnet_virtio virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac"
 HOST_PY=/usr/bin/python3     # Debian python (has python3-dbus / python3-gi), not a pyenv shim
 CONTROLLERS="${LAB_CONTROLLERS:-bumble}"
 # hci0 central, hci1 BlueZ example server, hci2.. one per fixture peripheral (guest/fixtures.py: FIXTURES)
@@ -68,17 +78,24 @@ log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # ---------------------------------------------------------------- build
+host_suite() { ( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}" ); }
+
 mirror_url() {
-  # Read the Debian mirror from apt's own configuration at run time (deb822 or one-line format).
-  local u=""
-  if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
-    u=$(awk '/^URIs:/{uri=$2} /^Suites:/{for(i=2;i<=NF;i++) if($i=="'$SUITE'") {print uri; exit}}' \
-        /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-  fi
-  if [ -z "$u" ] && [ -f /etc/apt/sources.list ]; then
-    u=$(awk '$1=="deb" && $3=="'$SUITE'" {print $2; exit}' /etc/apt/sources.list)
-  fi
-  [ -n "$u" ] || die "cannot find a $SUITE mirror in the apt configuration"
+  # Read the Debian mirror from apt's own configuration at run time (deb822 or one-line format). A suite the
+  # host's apt does not list (trixie or sid on a bookworm host) comes from the mirror of the host's own suite.
+  local u="" s
+  for s in "$SUITE" "$(host_suite)"; do
+    [ -n "$s" ] || continue
+    if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+      u=$(awk '/^URIs:/{uri=$2} /^Suites:/{for(i=2;i<=NF;i++) if($i=="'$s'") {print uri; exit}}' \
+          /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+    fi
+    if [ -z "$u" ] && [ -f /etc/apt/sources.list ]; then
+      u=$(awk '$1=="deb" && $3=="'$s'" {print $2; exit}' /etc/apt/sources.list)
+    fi
+    [ -n "$u" ] && break
+  done
+  [ -n "$u" ] || die "cannot find a Debian mirror for $SUITE in the apt configuration"
   echo "$u"
 }
 
@@ -109,21 +126,62 @@ host_deps() {
   [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] || need+=(debian-archive-keyring)
   $HOST_PY -c 'import dbus, gi' 2>/dev/null || need+=(python3-dbus python3-gi)
   [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
-  # the kernel package is resolved through apt-cache: the package lists must be there
-  apt_has linux-image-amd64 || { log "apt-get update"; apt-get update -q >/dev/null || die "apt-get update failed"; }
+  # the host suite's kernel is resolved through the host's apt-cache: its package lists must be there
+  if [ "$SUITE" = "$(host_suite)" ]; then
+    apt_has linux-image-amd64 || { log "apt-get update"; apt-get update -q >/dev/null || die "apt-get update failed"; }
+  fi
+}
+
+chroot_apt_lists() {   # the slimmed rootfs has no package lists: fetch them again when needed
+  [ -n "$(ls "$ROOTFS"/var/lib/apt/lists/*_Packages 2>/dev/null)" ] && return 0
+  cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+  # Valid-Until off: a mirror that serves a frozen sid (a snapshot) is still the sid to test
+  chroot "$ROOTFS" apt-get -o Acquire::Check-Valid-Until=false update -q >> "$CACHE/apt-chroot.log" 2>&1 \
+    || { tail -20 "$CACHE/apt-chroot.log"; die "apt-get update in the $SUITE rootfs failed"; }
+}
+
+kmod_root() {  # where the kernel package put lib/modules (/lib on bookworm, /usr/lib since trixie): for modprobe -d
+  if [ -d "$KDIR/x/lib/modules" ]; then echo "$KDIR/x"; else echo "$KDIR/x/usr"; fi
 }
 
 build_kernel() {
   [ -f "$KERNEL" ] && [ -f "$KDIR/.ok" ] && return 0
-  log "fetching kernel package"
   rm -rf "$KDIR"; mkdir -p "$KDIR"
-  local pkg
-  pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
-  [ -n "$pkg" ] || die "cannot resolve linux-image-amd64 (run apt-get update)"
-  (cd "$KDIR" && apt-get -q -o APT::Sandbox::User=root download "$pkg" >/dev/null)
-  dpkg-deb -x "$KDIR"/"$pkg"_*.deb "$KDIR/x"
-  cp "$KDIR"/x/boot/vmlinuz-* "$KERNEL"
-  basename "$KDIR"/x/lib/modules/* > "$KDIR/version"
+  local pkg p pkgs=() inroot=0
+  if [ "$SUITE" = "$(host_suite)" ]; then
+    log "fetching kernel package (host apt, $SUITE)"
+    pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+  else
+    # another suite's kernel: resolved and downloaded by the rootfs's own apt (its sources are $SUITE's)
+    log "fetching kernel package ($SUITE, apt inside the rootfs)"
+    chroot_apt_lists; inroot=1
+    pkg=$(chroot "$ROOTFS" apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+  fi
+  [ -n "$pkg" ] || die "cannot resolve linux-image-amd64 ($SUITE)"
+  # Since 7.x (sid, 2026) linux-image-X is an empty package: the kernel is in linux-binary-X, the modules in
+  # linux-modules-X, modules.builtin & co in linux-base-X. Take whichever of them exist.
+  pkgs=("$pkg")
+  for p in linux-binary linux-base linux-modules; do
+    p="${pkg/linux-image/$p}"
+    if [ $inroot = 1 ]; then chroot "$ROOTFS" apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p")
+    else apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p"); fi
+  done
+  if [ $inroot = 1 ]; then
+    cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+    chroot "$ROOTFS" sh -c "cd /tmp && apt-get -q download ${pkgs[*]}" >> "$CACHE/apt-chroot.log" 2>&1 || die "apt-get download ${pkgs[*]} ($SUITE) failed"
+    mv "$ROOTFS"/tmp/linux-*.deb "$KDIR/"
+  else
+    (cd "$KDIR" && apt-get -q -o APT::Sandbox::User=root download "${pkgs[@]}" >/dev/null) || die "apt-get download ${pkgs[*]} failed"
+  fi
+  for p in "$KDIR"/*.deb; do dpkg-deb -x "$p" "$KDIR/x"; done
+  local vmlinuz; vmlinuz=$(ls "$KDIR"/x/boot/vmlinuz-* "$KDIR"/x/usr/lib/modules/*/vmlinuz "$KDIR"/x/lib/modules/*/vmlinuz 2>/dev/null | head -1 || true)
+  [ -n "$vmlinuz" ] || die "no vmlinuz in ${pkgs[*]} ($SUITE): the kernel's packaging changed again"
+  cp "$vmlinuz" "$KERNEL"
+  basename "$(kmod_root)"/lib/modules/* > "$KDIR/version"
+  local kmods; kmods="$(kmod_root)/lib/modules/$(cat "$KDIR/version")"
+  ls "$kmods"/kernel/drivers/bluetooth/hci_vhci.ko* >/dev/null 2>&1 || grep -q hci_vhci "$kmods/modules.builtin" 2>/dev/null ||
+    die "kernel $(cat "$KDIR/version") ($SUITE) has no hci_vhci (packages: ${pkgs[*]})"
+  echo "${pkgs[*]}" > "$KDIR/package"
   rm -f "$KDIR"/*.deb
   touch "$KDIR/.ok"
 }
@@ -132,29 +190,42 @@ build_rootfs() {
   if [ ! -f "$ROOTFS/.debootstrap-ok" ]; then
     need_root "building the VM's root file system"
     local m; m=$(mirror_url)
-    log "debootstrap $SUITE (minbase + $PKGS)"
-    rm -rf "$ROOTFS"
+    log "debootstrap $SUITE from $m (minbase + $PKGS)"
+    rm -rf "$ROOTFS"; mkdir -p "$CACHE"
     debootstrap --variant=minbase --include="$PKGS" "$SUITE" "$ROOTFS" "$m" > "$CACHE/debootstrap.log" 2>&1 \
-      || { tail -20 "$CACHE/debootstrap.log"; die "debootstrap failed"; }
-    touch "$ROOTFS/.debootstrap-ok"
+      || { tail -20 "$CACHE/debootstrap.log"; die "debootstrap $SUITE failed: $(grep -E '^[EW]:' "$CACHE/debootstrap.log" | tail -1)"; }
+    echo "$SUITE $(date -u +%FT%TZ)" > "$ROOTFS/.debootstrap-ok"
   fi
+  # what this image runs, for every run's banner (the slimming below removes dpkg's docs, not its status)
+  chroot "$ROOTFS" dpkg-query -W -f='${Version}\n' bluez > "$CACHE/bluez-version" 2>/dev/null || echo unknown > "$CACHE/bluez-version"
+  # BlueZ's own ChangeLog (Debian ships the upstream one): what changed for clients, read in docs/testing.md
+  local cl
+  for cl in "$ROOTFS"/usr/share/doc/bluez/changelog.gz "$ROOTFS"/usr/share/doc/bluez/ChangeLog.gz; do
+    [ -f "$cl" ] && { cp "$cl" "$CACHE/bluez-ChangeLog.gz"; break; }
+  done
+  return 0
 }
 
 build_modules() {
   local kv; kv=$(cat "$KDIR/version")
-  local dst="$ROOTFS/lib/modules/$kv"
+  local dst="$ROOTFS/lib/modules/$kv" mr; mr=$(kmod_root)
   [ -f "$dst/.ok" ] && [ "$(cat "$dst/.ok")" = "$MODS" ] && return 0
   log "copying kernel modules ($MODS) for $kv"
   rm -rf "$dst"; mkdir -p "$dst"
-  [ -f "$KDIR/x/lib/modules/$kv/modules.dep" ] || depmod -b "$KDIR/x" "$kv"
+  [ -f "$mr/lib/modules/$kv/modules.dep" ] || depmod -b "$mr" "$kv"
   local m f
-  for m in $MODS; do
-    modprobe -d "$KDIR/x" -S "$kv" --show-depends "$m" | awk '$1=="insmod"{print $2}'
+  for m in $MODS; do   # built-in ones print "builtin ...", not insmod: nothing to copy
+    modprobe -d "$mr" -S "$kv" --show-depends "$m" > "$CACHE/.deps" 2>/dev/null || true
+    awk '$1=="insmod"{print $2}' "$CACHE/.deps"
   done | sort -u | while read -r f; do
-    rel=${f#"$KDIR/x/lib/modules/$kv/"}
+    rel=${f#"$mr/lib/modules/$kv/"}
     mkdir -p "$dst/$(dirname "$rel")"; cp "$f" "$dst/$rel"
   done
-  cp "$KDIR/x/lib/modules/$kv"/modules.{order,builtin,builtin.modinfo} "$dst/" 2>/dev/null || true
+  rm -f "$CACHE/.deps"
+  for m in $MODS; do
+    modprobe -d "$mr" -S "$kv" --show-depends "$m" >/dev/null 2>&1 || log "note: kernel $kv has no module '$m' (neither built in)"
+  done
+  cp "$mr/lib/modules/$kv"/modules.{order,builtin,builtin.modinfo} "$dst/" 2>/dev/null || true
   depmod -b "$ROOTFS" "$kv"
   echo "$MODS" > "$dst/.ok"
 }
@@ -163,13 +234,14 @@ build_bumble() {
   # Bumble (pure python + cryptography wheel) in a venv inside the rootfs. Installed only when
   # LAB_CONTROLLERS=bumble asks for it; once there it stays (the same initrd then serves both modes).
   [ "$CONTROLLERS" = bumble ] || return 0
-  local venv="$ROOTFS/opt/bumble"
+  local venv="$ROOTFS/opt/bumble" pyv
   local want; want="$(sha1sum < "$BUMBLE_REQ" | cut -d' ' -f1)"
   [ -f "$venv/.ok" ] && [ "$(cat "$venv/.ok")" = "$want" ] && return 0
   log "installing $(grep -o '^bumble==.*' "$BUMBLE_REQ") (+ pinned deps, $(basename "$BUMBLE_REQ")) into the rootfs (chroot venv + pip)"
   cp /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-  if [ ! -d "$ROOTFS/usr/lib/python3.11/ensurepip" ]; then
-    chroot "$ROOTFS" apt-get update -q > "$CACHE/bumble-install.log" 2>&1 &&
+  pyv=$(chroot "$ROOTFS" python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])') || die "no python3 in the $SUITE rootfs"
+  if [ ! -d "$ROOTFS/usr/lib/python$pyv/ensurepip" ]; then
+    chroot_apt_lists
     DEBIAN_FRONTEND=noninteractive chroot "$ROOTFS" apt-get install -y -q --no-install-recommends python3-venv \
       >> "$CACHE/bumble-install.log" 2>&1 || { tail -20 "$CACHE/bumble-install.log"; die "python3-venv install failed"; }
   fi
@@ -189,7 +261,7 @@ build_bumble() {
       >> "$CACHE/bumble-install.log" 2>&1 || { rm -f "$ROOTFS/tmp/host-ca.crt"; tail -20 "$CACHE/bumble-install.log"; die "pip install of bumble failed (PyPI unreachable? LAB_CONTROLLERS=btvirt needs no PyPI)"; }
   rm -f "$ROOTFS/tmp/host-ca.crt" "$ROOTFS/tmp/bumble-requirements.txt"
   # pip/setuptools are not needed at run time (~25 MB of initrd)
-  rm -rf "$venv"/lib/python3.11/site-packages/{pip,setuptools,pkg_resources,_distutils_hack,distutils-precedence.pth}* "$venv"/bin/pip*
+  rm -rf "$venv"/lib/python"$pyv"/site-packages/{pip,setuptools,pkg_resources,_distutils_hack,distutils-precedence.pth}* "$venv"/bin/pip*
   echo "$want" > "$venv/.ok"
 }
 
@@ -228,17 +300,64 @@ build_initrd() {
   echo "$want" > "$stamp"
 }
 
-cmd_build() {
+build_image() {
   local t0=$SECONDS
   mkdir -p "$CACHE"
   host_deps
+  build_rootfs      # first: another suite's kernel comes through the rootfs's own apt
   build_kernel
-  build_rootfs
   build_modules
   build_bumble
   write_init
   build_initrd
-  log "build done in $((SECONDS - t0))s: $(du -h "$INITRD" | cut -f1) initrd, kernel $(cat "$KDIR/version")"
+  [ -f "$CACHE/.built" ] || date -u +%FT%TZ > "$CACHE/.built"
+  log "build ($SUITE) done in $((SECONDS - t0))s: $(du -h "$INITRD" | cut -f1) initrd, kernel $(cat "$KDIR/version"), BlueZ $(cat "$CACHE/bluez-version"), $CACHE"
+}
+
+SID_FAILED="$CACHE_TOP/sid-build-failed"   # "day reason" of the last sid build that failed; removed when one works
+
+sid_build() {
+  # sid is whatever unstable holds today: the image is rebuilt (in a staging folder) once per UTC day, or when
+  # LAB_SID_REFRESH=1; LAB_SID_REFRESH=0 keeps any image there is. When today's unstable does not build, the
+  # last good image (if any) stays in use and the failure is said loudly, as the distribution's, not bleexplr's.
+  local refresh="${LAB_SID_REFRESH:-auto}" today; today=$(date -u +%F)
+  if [ -f "$INITRD" ] && [ -f "$CACHE/.built" ]; then
+    if [ "$refresh" = 0 ] || { [ "$refresh" = auto ] && [ "$(cut -c1-10 "$CACHE/.built")" = "$today" ]; } ||
+       { [ "$refresh" = auto ] && [ "$(cut -d' ' -f1 "$SID_FAILED" 2>/dev/null)" = "$today" ]; }; then
+      build_image; return    # cached (incremental: a changed module list or Bumble pin is applied to it)
+    fi
+  fi
+  local stage="$CACHE_TOP/sid.new" blog="$CACHE_TOP/sid-build.log" why
+  rm -rf "$stage"
+  log "building a sid image from today's Debian unstable ($today) in $stage"
+  # its own process: inside an `if` condition set -e would be off, and a failing step would not stop the build
+  if LAB_STAGE_DIR="$stage" "$0" build-stage 2>&1 | tee "$blog" >&2; then   # pipefail: the build's status
+    rm -rf "$CACHE.old"; [ -d "$CACHE" ] && mv "$CACHE" "$CACHE.old"
+    mv "$stage" "$CACHE"; rm -rf "$CACHE.old" "$SID_FAILED"
+    return 0
+  fi
+  why=$(grep -h 'ERROR:' "$blog" | tail -1 | sed 's/.*ERROR: //'); why=${why:-see $blog}
+  echo "$today $why" > "$SID_FAILED"
+  rm -rf "$stage"
+  log "SID IMAGE DID NOT BUILD: $why"
+  log "    (this is today's Debian unstable failing to assemble, not bleexplr; full log: $blog)"
+  if [ -f "$INITRD" ] && [ -f "$CACHE/.built" ]; then
+    log "    using the last sid image that built: $(cat "$CACHE/.built"), BlueZ $(cat "$CACHE/bluez-version"), kernel $(cat "$KDIR/version")"
+    build_image
+    return 0
+  fi
+  echo "SID IMAGE DID NOT BUILD: $why"
+  exit 3
+}
+
+cmd_build() { if [ "$SUITE" = sid ]; then sid_build; else build_image; fi; }
+
+cmd_versions() {   # what the image holds (build time); `up` prints what the guest really runs
+  if [ -f "$INITRD" ] && [ -f "$KDIR/version" ]; then
+    echo "suite=$SUITE kernel=$(cat "$KDIR/version") bluez=$(cat "$CACHE/bluez-version" 2>/dev/null || echo unknown) built=$(cat "$CACHE/.built" 2>/dev/null || echo unknown)"
+  else
+    echo "suite=$SUITE not built"
+  fi
 }
 
 
@@ -270,8 +389,9 @@ if [ "$CONTROLLERS" = bumble ]; then
   # bumble takes ~10 s under TCG and overlaps with the rest; it waits for /dev/vhci itself. No wait here either:
   # bluetoothd picks the controllers up when they appear and power_on.py waits for all adapters.
   BUMBLE_LOG=$BUMBLE_LOG BUMBLE_RSSI=$BUMBLE_RSSI /opt/bumble/bin/python -u $S/guest/bumble_ctrl.py $NCTRL >> $L/bumble.log 2>&1 &
+  echo $! > /run/bumble.pid
 fi
-for m in bluetooth hci_vhci virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac; do modprobe $m || t "modprobe $m failed"; done
+for m in sha512_generic ctr drbg bluetooth hci_vhci virtio_net virtio_console af_alg algif_hash algif_skcipher ecb cmac; do modprobe $m || t "modprobe $m failed"; done
 busybox ip link set lo up
 busybox ip addr add 10.0.2.15/24 dev eth0 && busybox ip link set eth0 up
 if [ "$CONTROLLERS" = btvirt ]; then
@@ -312,7 +432,16 @@ if [ "$BTD_DEBUG" = 1 ]; then BTD_OPT=-d; else BTD_OPT=; fi
 # then drops an ATT PDU that did arrive on an EATT channel: a Write Command never reached the GATT app, a
 # Handle Multiple Value Notification never became a PropertiesChanged (seen twice in 4 runs). LAB_EATT=1: on.
 printf '[General]\n\n[GATT]\nChannels = %s\n' "$EATT_CHANNELS" > /etc/bluetooth/main.conf
-/usr/libexec/bluetooth/bluetoothd -n -E $BTD_OPT > $L/bluetoothd.log 2>&1 &
+# -P: no LE Audio / ranging plugins. Newer bluetoothd serves, on every adapter, services that need encryption
+# (BASS Broadcast Receive State since 5.85, the Ranging Service's RAS Features since 5.86), and its client side
+# reads them from every peer that has them. Here every peripheral is a bluetoothd adapter, so each connection
+# would end in a Security Request and a pairing nobody answers (reads then fail with ATT 0x0e, and the agent of
+# the program under test is asked to confirm the PERIPHERAL side's pairing). Real peripherals have none of
+# these services; older BlueZ ignores the names it does not have.
+BTD_PLUGINS_OFF=rap,bass,bap,mcp,micp,vcp,ccp,csip,tmap,gmap,asha
+/usr/libexec/bluetooth/bluetoothd -n -E -P $BTD_PLUGINS_OFF $BTD_OPT > $L/bluetoothd.log 2>&1 &
+# what this guest really runs (lab.sh up prints it; tests read it to know what BlueZ they face)
+echo "kernel=$(uname -r) bluez=$(/usr/libexec/bluetooth/bluetoothd -v) python=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" > $S/state/versions
 python3 -u $S/guest/power_on.py $NCTRL > $L/power_on.log 2>&1
 if [ "$CONTROLLERS" = bumble ]; then
   grep -q '^ready' $L/bumble.log && t "controllers (bumble): $(grep -h '^controller' $L/bumble.log | tr '\n' ' ')" \
@@ -382,7 +511,13 @@ EOF
 #     is left half-dead (mgmt Disconnect sends no HCI Disconnect; the next connect fails with EBUSY).
 #     Send the enhanced event when it is enabled.
 #  4. RSSI is fixed at -50; BUMBLE_RSSI="-50" (fixed) or "-70:-40" (uniform random per report) sets it.
-import asyncio, logging, os, random, sys
+#  5. A host's own HCI Disconnect comes back to it in Disconnection Complete with the reason it sent (0x13, "remote
+#     user terminated") instead of 0x16 ("terminated by local host", what controllers report): BlueZ >= 5.83 then
+#     tells the program that asked for the disconnect Device1.Disconnected(org.bluez.Reason.Remote). Report 0x16.
+# Link loss on demand (`lab.sh linkloss hciN`): SIGUSR1 makes it read /xfer/state/bumble-cmd ("linkloss N") and end
+# every LE link of controller N on both sides with HCI reason 0x08 (Connection Timeout), as a supervision
+# timeout would: no LL_TERMINATE_IND is exchanged, each host just hears Disconnection Complete.
+import asyncio, logging, os, random, signal, sys
 from bumble import core, hci, ll
 from bumble.controller import Controller, AdvertisingSet
 from bumble.link import LocalLink
@@ -433,6 +568,17 @@ def on_advertising_pdu(self, pdu):
     finally: self.le_scan_enable = True
 Controller.on_advertising_pdu = on_advertising_pdu
 
+_orig_disc_cmd, _orig_le_disc = Controller.on_hci_disconnect_command, Controller.on_le_disconnected
+def on_hci_disconnect_command(self, command):
+    self._lab_local_disconnect = True
+    try: return _orig_disc_cmd(self, command)
+    finally: self._lab_local_disconnect = False
+def on_le_disconnected(self, connection, reason):
+    if getattr(self, '_lab_local_disconnect', False):
+        reason = hci.HCI_ErrorCode.CONNECTION_TERMINATED_BY_LOCAL_HOST_ERROR
+    return _orig_le_disc(self, connection, reason)
+Controller.on_hci_disconnect_command, Controller.on_le_disconnected = on_hci_disconnect_command, on_le_disconnected
+
 _orig_send_hci = Controller.send_hci_packet
 def send_hci_packet(self, packet):
     if isinstance(packet, hci.HCI_LE_Connection_Complete_Event) and self.le_event_mask & (1 << 9):
@@ -461,6 +607,24 @@ async def main(n):
             if now - before: break
             await asyncio.sleep(0.05)
         print('controller C%d %s -> %s' % (i, c.public_address, ' '.join(sorted(now - before))), flush=True)
+    def command():
+        try:
+            with open('/xfer/state/bumble-cmd') as f: words = f.read().split()
+            os.unlink('/xfer/state/bumble-cmd')
+        except OSError as e:
+            print('command: %s' % e, flush=True); return
+        if len(words) != 2 or words[0] != 'linkloss' or not words[1].isdigit() or int(words[1]) >= len(keep):
+            print('command: unknown %r' % words, flush=True); return
+        c = keep[int(words[1])][1]; n = 0
+        for conn in list(c.le_connections.values()):
+            peer = link.find_le_controller(conn.peer_address)
+            c.on_le_disconnected(conn, hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR)
+            for pc in list(peer.le_connections.values()) if peer else []:
+                if pc.peer_address == conn.self_address:
+                    peer.on_le_disconnected(pc, hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR)
+            n += 1
+        print('linkloss C%s: %d link(s) ended with 0x08 (connection timeout)' % (words[1], n), flush=True)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, command)
     print('ready', flush=True)
     await asyncio.get_running_loop().create_future()
 asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2))
@@ -599,7 +763,9 @@ from gi.repository import GLib
 dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
 bus = dbus.SystemBus(); t0 = time.time()
 ad = dbus.Interface(bus.get_object('org.bluez', '/org/bluez/hci0'), 'org.bluez.Adapter1')
-ad.SetDiscoveryFilter(dbus.Dictionary({'Transport': 'le'}, signature='sv'))
+# DuplicateData makes it a filtered discovery: since BlueZ 5.67 a Transport-only filter is regular discovery,
+# which drops hci1's advert (example-advertisement sets no discoverable flag).
+ad.SetDiscoveryFilter(dbus.Dictionary({'Transport': 'le', 'DuplicateData': dbus.Boolean(True)}, signature='sv'))
 loop = GLib.MainLoop(); found = {}; known = {}
 def check(path, props):
     known.setdefault(str(path), {}).update(props); props = known[str(path)]
@@ -670,6 +836,8 @@ accel_args() {
 cmd_up() {
   local t0; t0=$(date +%s.%N)
   if [ -n "$(qemu_pid)" ]; then
+    [ "$(cat "$RUN/suite" 2>/dev/null || echo bookworm)" = "$SUITE" ] \
+      || die "the running lab is $(cat "$RUN/suite" 2>/dev/null || echo bookworm), not $SUITE: $0 down first"
     log "already up (qemu pid $(qemu_pid)); not starting a second VM"
     [ -f "$XFER/state/ready" ] && { log "VM reports ready"; return 0; }
     die "VM is up but not ready; try: $0 down && $0 up"
@@ -678,9 +846,10 @@ cmd_up() {
   rm -rf "$RUN"; mkdir -p "$RUN"
   write_guest
   local accel; accel=$(accel_args)
-  log "booting VM ($accel, ${MEM}M, controllers: $CONTROLLERS, D-Bus TCP on 127.0.0.1:$PORT)"
+  log "booting VM ($SUITE, $accel, ${MEM}M, controllers: $CONTROLLERS, D-Bus TCP on 127.0.0.1:$PORT)"
   echo "$accel" > "$RUN/accel"
   echo "$CONTROLLERS" > "$RUN/controllers"
+  echo "$SUITE" > "$RUN/suite"
   start_qemu() {
   qemu-system-x86_64 -name bleexplr-lab $1 -M q35 -smp 2 -m "$MEM" \
     -nodefaults -no-user-config -display none -no-reboot \
@@ -714,6 +883,7 @@ cmd_up() {
   log "guest ready (guest uptime $(cat "$XFER/state/ready")s); checking that the central on hci0 sees the peripheral"
   vm_exec 60 "python3 -u /xfer/guest/scan_check.py 20" || die "central did not see the peripheral"
   local t2; t2=$(date +%s.%N)
+  echo "LAB RUNS: suite=$SUITE $(cat "$XFER/state/versions" 2>/dev/null || echo 'versions unknown')" | tee "$RUN/versions.txt"
   printf 'up (%s): boot->peripheral ready %.1fs, ->central saw it %.1fs; accel: %s; qemu RSS %s MiB\n' "$CONTROLLERS" \
     "$(awk "BEGIN{print $t1 - $t0}")" "$(awk "BEGIN{print $t2 - $t0}")" "$accel" \
     "$(( $(ps -o rss= -p "$(qemu_pid)") / 1024 ))" | tee "$RUN/up-timing.txt"
@@ -738,7 +908,7 @@ cmd_down() {
 cmd_status() {
   local p; p=$(qemu_pid || true)
   if [ -n "$p" ]; then
-    echo "up: qemu pid $p, $(cat "$RUN/accel"), ready=$([ -f "$XFER/state/ready" ] && echo yes || echo no), D-Bus tcp:host=127.0.0.1,port=$PORT"
+    echo "up: qemu pid $p, $(cat "$RUN/suite" 2>/dev/null) ($(cat "$XFER/state/versions" 2>/dev/null)), $(cat "$RUN/accel"), ready=$([ -f "$XFER/state/ready" ] && echo yes || echo no), D-Bus tcp:host=127.0.0.1,port=$PORT"
   else echo "down"; fi
 }
 
@@ -777,6 +947,8 @@ cmd_logs() {   # logs [NAME...]: guest logs (default bluetoothd fixtures stage2)
 
 case "${1:-}" in
   build) cmd_build ;;
+  build-stage) [ -n "${LAB_STAGE_DIR:-}" ] || die "build-stage is internal (sid's staged build)"
+    CACHE="$LAB_STAGE_DIR"; set_paths; build_image ;;
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
@@ -791,7 +963,12 @@ case "${1:-}" in
   env|host-env) echo "export DBUS_SYSTEM_BUS_ADDRESS=tcp:host=127.0.0.1,port=$PORT"
            echo "export BLEEXPLR_LAB_BUS=tcp:host=127.0.0.1,port=$PORT" ;;
   fixture) shift; cmd_fixture "$@" ;;
-  cache-dir) echo "$CACHE" ;;
+  linkloss) shift   # linkloss hciN: controller N loses every LE link (supervision timeout, both sides)
+    case "${1:-}" in hci[0-9]*) ;; *) die "usage: $0 linkloss hciN" ;; esac
+    [ "$(cat "$RUN/controllers" 2>/dev/null)" = bumble ] || die "linkloss needs LAB_CONTROLLERS=bumble"
+    vm_exec 20 "echo linkloss ${1#hci} > /xfer/state/bumble-cmd && kill -USR1 \$(cat /run/bumble.pid) && sleep 0.5 && tail -1 /xfer/log/bumble.log" ;;
+  cache-dir) echo "$CACHE_TOP" ;;
+  versions) cmd_versions ;;
   logs) shift; cmd_logs "$@" ;;
   console) cat "$RUN/console.log"; cat "$XFER/log/stage2.log" 2>/dev/null ;;
 

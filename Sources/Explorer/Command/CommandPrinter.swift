@@ -34,7 +34,7 @@ public struct CommandPrinter: Sendable {
         case let .decoded(report):
             return json ? [out(Self.decodedJSON(report))] : Self.decodedText(report).map(out)
         case let .services(report):
-            return json ? report.services.map { out(Self.serviceJSON($0)) } : Self.servicesText(report).map(out)
+            return json ? report.services.map { out(Self.serviceJSON($0, mtu: report.mtu)) } : Self.servicesText(report).map(out)
         case let .value(v):
             return [out(json ? Self.valueJSON(v) : TerminalSafe.text(hex(v.bytes) + (v.decoded.map { "  " + $0.text } ?? "")))]
         case let .wrote(w):
@@ -185,12 +185,14 @@ public struct CommandPrinter: Sendable {
         return TerminalSafe.text(line)
     }
 
-    static func serviceJSON(_ s: ServicesReport.Service) -> String {
+    /// `mtu`: the link's ATT MTU as BlueZ reports it (GattCharacteristic1.MTU), on every line.
+    static func serviceJSON(_ s: ServicesReport.Service, mtu: Int? = nil) -> String {
         var j = JSONLine()
         j.string("uuid", s.service.uuid.canonical)
         j.string("name", AssignedNumbers.serviceName(s.service.uuid))
         j.string("path", s.service.id.path)
         j.bool("primary", s.service.isPrimary)
+        j.int("mtu", mtu)
         j.raw("characteristics", JSONLine.array(s.characteristics.map { c in
             var cj = JSONLine()
             cj.string("uuid", c.characteristic.uuid.canonical)

@@ -54,6 +54,42 @@ def bytes_of(v):
     return bytes(int(b) for b in v)
 
 
+# ------------------------------------------------------------------ which BlueZ the lab runs
+NOT_RUN = 77   # run-tests.sh: exit status of a test that cannot run on this BlueZ (with a "NOT RUN:" line)
+
+
+def _guest_versions():
+    """The guest's own `kernel=... bluez=...` line (stage2 writes it into the 9p share)."""
+    sh = os.environ.get('BLEEXPLR_LAB_SH') or os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lab.sh')
+    try:
+        top = subprocess.run([sh, 'cache-dir'], capture_output=True, text=True, timeout=10).stdout.strip()
+        with open(os.path.join(top, 'run', 'xfer', 'state', 'versions')) as f:
+            return dict(kv.split('=', 1) for kv in f.read().split() if '=' in kv)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+
+
+def bluez_version():
+    """The lab's BlueZ as a tuple, e.g. (5, 82); BLEEXPLR_LAB_BLUEZ (run-tests.sh) or the guest's own report."""
+    v = os.environ.get('BLEEXPLR_LAB_BLUEZ') or _guest_versions().get('bluez', '')
+    try:
+        return tuple(int(x) for x in v.split('.')[:2])
+    except ValueError:
+        fail('cannot tell which BlueZ the lab runs (BLEEXPLR_LAB_BLUEZ=%r)' % v)
+
+
+def bluez_at_least(version):
+    return bluez_version() >= tuple(int(x) for x in version.split('.'))
+
+
+def require_bluez(version, what):
+    """Ends the test as NOT RUN (never passed) when the lab's BlueZ is older than `version`."""
+    if not bluez_at_least(version):
+        log('NOT RUN: %s needs BlueZ >= %s; this lab runs %s' % (what, version, '.'.join(map(str, bluez_version()))))
+        sys.exit(NOT_RUN)
+    log('BlueZ %s >= %s: %s can be tested' % ('.'.join(map(str, bluez_version())), version, what))
+
+
 def bus_address():
     a = os.environ.get('BLEEXPLR_LAB_BUS') or os.environ.get('DBUS_SYSTEM_BUS_ADDRESS')
     if not a:
@@ -130,8 +166,10 @@ class Central:
                 pass
         self.devices.clear()
 
-    def scan(self, rssi=None, duplicate=True):
-        f = {'Transport': 'le', 'DuplicateData': dbus.Boolean(duplicate)}
+    def scan(self, rssi=None, duplicate=True, transport_only=False):
+        """transport_only: a filter of Transport alone, which BlueZ >= 5.67 treats as regular (unfiltered)
+        discovery: only discoverable LE advertisers are reported (bluetoothctl's `transport le` does this)."""
+        f = {'Transport': 'le'} if transport_only else {'Transport': 'le', 'DuplicateData': dbus.Boolean(duplicate)}
         if rssi is not None:
             f['RSSI'] = dbus.Int16(rssi)
         self.adapter.SetDiscoveryFilter(dbus.Dictionary(f, signature='sv'))

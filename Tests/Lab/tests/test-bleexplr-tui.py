@@ -47,9 +47,20 @@ def test():
         s = wait_screen('the device screen, opened by itself', lambda s: 'Scan › ' + DROPPER in s, timeout=45)
         s = wait_screen('its services', lambda s: DROP_INFO.upper()[:12] in s or '6C616273' in s, timeout=15)
         check('● connected' in s, 'connected state shown')
+        # the MTU on the device screen is bluetoothd's (GattCharacteristic1.MTU of the live link)
+        bus = connect_bus()
+        objs = dbus.Interface(bus.get_object(BLUEZ, '/'), OM).GetManagedObjects()
+        dev = next(str(p) for p, i in objs.items() if str(p).startswith('/org/bluez/hci0/dev_')
+                   and str(i.get(DEV_I, {}).get('Name', '')) == DROPPER)
+        mtus = {int(i[CHRC_I]['MTU']) for p, i in objs.items()
+                if str(p).startswith(dev + '/') and CHRC_I in i and 'MTU' in i[CHRC_I]}
+        check(len(mtus) == 1, "bluetoothd reports one MTU for the dropper's characteristics (%s)" % mtus)
+        check('MTU %d' % next(iter(mtus)) in s, 'the device screen shows MTU %d' % next(iter(mtus)))
         check(fx.Drop() >= 1, 'the peripheral drops the link')
         s = wait_screen('back on the scan list with the reason',
                         lambda s: 'Scan › ' not in s and DROPPER + ' disconnected' in s, timeout=30)
+        # the peripheral ended it: "remote" from Device1.Disconnected on BlueZ >= 5.83, from "we did not ask" before
+        check(DROPPER + ' disconnected: remote device ended the connection' in s, 'the reason: the remote device ended it')
         tmux('send-keys', '-t', 'bx', 'q')
         s = wait_screen('exit', lambda s: 'EXIT=' in s)
         check('EXIT=0' in s, 'q exits 0')

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bleexplr as the peripheral: `bleexplr serve SPEC` on hci7 and bleexplr as the central on hci0,
 two processes on the lab bus. The served device advertises (name, service UUID, manufacturer
-data), and the central reads, writes (and reads back), and gets a notification; the server
+data) as discoverable, so that a Transport-only discovery (regular discovery since BlueZ 5.67) sees it, and the central reads, writes (and reads back), and gets a notification; the server
 prints each read, write and subscription; SIGINT unregisters cleanly."""
 import json, os, queue, signal, subprocess, sys, tempfile, threading, time
 import jsonschema
@@ -114,6 +114,18 @@ def test():
     srv = Server(spec)
     try:
         srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers its application and advertisement')
+
+        # A central whose filter is Transport alone (bluetoothctl's `transport le`) does regular discovery on
+        # BlueZ >= 5.67: it sees only discoverable advertisers. serve's advert says General Discoverable.
+        c = Central()
+        c.forget_all()
+        c.scan(transport_only=True)
+        try:
+            c.find(lambda d: str(d.get('Address')) == addr and str(d.get('Name', '')) == NAME, 20,
+                   'the served device through a Transport-only discovery')
+        finally:
+            c.stop_scan()
+        c.forget_all()
 
         p = bx('scan', '--duration', '8', '--json')
         seen = {d['address']: d for d in jsonl(p)}

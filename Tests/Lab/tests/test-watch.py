@@ -85,6 +85,8 @@ def test():
         # The peripheral ends the link (an iTag walking out of range / powering down).
         check(int(fx.Disconnect('itag')) == 1, 'the iTag dropped its link from the peripheral side')
         watch.wait_for('watch saw the link go', lambda: bool(said('link', lambda m: m.startswith('link lost'))), 15)
+        check(said('link', lambda m: m == 'link lost: remote device ended the connection'),
+              'watch says the peripheral ended it (%s)' % said('link', lambda m: m.startswith('link lost')))
         t_drop = time.monotonic()
         watch.wait_for('watch reconnected and subscribed again', lambda: subscriptions() >= 2, 45)
         log('back %.1fs after the drop' % (time.monotonic() - t_drop))
