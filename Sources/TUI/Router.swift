@@ -35,7 +35,7 @@ public enum Router {
             hints = Keymap.hints(for: s) + RegionsScreen.hintsSuffix
         }
         Chrome.drawBottom(s, hints: hints, into: &g)
-        if s.showHelp { HelpOverlay.draw(into: &g) }
+        if s.showHelp { HelpOverlay.draw(s, into: &g) }
         PairingOverlay.draw(s, into: &g)
         return g
     }

@@ -99,6 +99,8 @@ a attaches a hook to a characteristic, b shows iBeacon regions, e pairs, t trust
 B blocks, X forgets a device, ? lists every key,
 q quits. In the demo, SIGUSR1 presses the iTag's button. In a
 replay: p pauses, x cycles the speed (1x, 10x, max), [ ] seek 10 s, { } a minute.
+The app needs a terminal of at least 60x16 (smaller, it refuses to start with status 3);
+in a locale without UTF-8 (LANG=C) it draws in ASCII, every column in its place.
 See docs/hooks.md for watch and monitor, with a kintone example.
 
 Exit status:

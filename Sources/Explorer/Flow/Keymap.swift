@@ -178,12 +178,18 @@ public enum Keymap {
     /// (keys, what they do) for the help overlay.
     public static var help: [(String, String)] { rows.map { ($0.label, $0.help) } }
 
-    /// While the help is shown: q quits, any other key closes it.
+    /// While the help is shown: q quits, the moving keys scroll it, any other key closes it.
     static func helpAction(_ key: Key) -> Action? {
         switch key {
         case .char("q"), .ctrl("c"): return .quitRequested
         case .ctrl("l"): return .repaintRequested
         case .resize: return nil
+        case .up, .char("k"): return .helpScrolled(by: -1)
+        case .down, .char("j"): return .helpScrolled(by: 1)
+        case .pageUp, .ctrl("b"): return .helpScrolled(by: -Reducer.pageSize)
+        case .pageDown, .ctrl("f"), .char(" "): return .helpScrolled(by: Reducer.pageSize)
+        case .home, .char("g"): return .helpScrolled(by: -1000)
+        case .end, .char("G"): return .helpScrolled(by: 1000)
         default: return .helpToggled
         }
     }

@@ -105,6 +105,14 @@ public enum Reducer {
             return [.backend(.setPowered(true))]
         case .helpToggled:
             s.showHelp.toggle()
+            s.helpTop = 0
+            return []
+        case let .helpScrolled(by):
+            s.helpTop = max(0, min(HelpLayout(width: s.screenSize.width, height: s.screenSize.height).maxTop, s.helpTop + by))
+            return []
+        case let .screenResized(width, height):
+            s.screenSize = ScreenSize(width: width, height: height)
+            s.helpTop = min(s.helpTop, HelpLayout(width: width, height: height).maxTop)
             return []
         case .hookStarted:
             guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
