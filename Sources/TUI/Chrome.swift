@@ -51,7 +51,7 @@ enum Chrome {
                 let text = "  " + a.message
                 g.put(text, x: max(x + 2, g.width - CellGrid.columns(of: text)), y: msgY, style: .error)
             }
-        } else if let a = s.alert {
+        } else if let a = s.alert, !s.log.shown {   // the log lists it; its keys matter more
             let style: Style = a.level == .error ? .error : a.level == .warning ? .warning : .good
             g.put(a.message, x: 0, y: msgY, style: style)
         } else {

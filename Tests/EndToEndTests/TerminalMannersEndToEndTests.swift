@@ -31,3 +31,25 @@ struct TerminalMannersEndToEndTests {
     }
 }
 
+/// `L` in the real app: the log of what happened, across screens.
+@Suite("End to end: the event log")
+struct EventLogEndToEndTests {
+    @Test func theLogKeepsAConnectionAndItsRead() throws {
+        let t = try Tmux("eventlog", width: 100, height: 30, command: wrapped("--demo"))
+        try t.waitFor(text: "Demo HRM")
+        try t.filterScanList("Demo HRM", "only Demo HRM") { $0.contains("Demo HRM") && !$0.contains("Demo iTag") }
+        try t.keys("Enter")
+        try t.waitFor(text: "Connected to Demo HRM")
+        try t.keys("L")
+        let log = try t.waitFor(text: "Event log:")
+        #expect(log.contains("Connecting to Demo HRM") && log.contains("Connected to Demo HRM"))
+        #expect(log.contains("Scanning"))
+        try t.keys("Escape", "d")
+        try t.waitFor(text: "Disconnected from Demo HRM")
+        try t.keys("L")
+        let after = try t.waitFor(text: "Event log:")
+        #expect(after.contains("Disconnected from Demo HRM") && after.contains("Connected to Demo HRM"))
+        try t.keys("q")
+        try DemoEndToEndTests.expectRestored(t, exit: 0)
+    }
+}

@@ -44,6 +44,10 @@ public enum Action: Equatable, Sendable {
     case helpToggled
     /// Up, down or a page in the help (`?`) when it does not fit.
     case helpScrolled(by: Int)
+    /// `L`: the event log panel; its scroll; only problems (`e` in it).
+    case logToggled
+    case logScrolled(by: Int)
+    case logProblemsOnlyToggled
     /// The terminal has this size now (at start and on every resize).
     case screenResized(width: Int, height: Int)
     /// `a` on a characteristic: attach (or change, or detach) a hook.

@@ -134,6 +134,8 @@ public struct AppState: Equatable, Sendable {
     /// Where `R` records when no `--record` path was given.
     public var recordingDefaultPath: String?
     public var showHelp = false
+    /// What happened, for the log panel (`L`).
+    public var log = EventLog()
     /// The help's first line shown (it scrolls when the terminal is small).
     public var helpTop = 0
     /// The terminal's size, as the app last drew it (the help's scroll depends on it).
