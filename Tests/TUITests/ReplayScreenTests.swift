@@ -16,7 +16,7 @@ struct ReplayScreenTests {
         s.replay?.skipped = 2
         lines = ScreenTests.render(s)
         // Too long for 80 columns: the rest gives way to the device count and "? help".
-        #expect(lines[23].hasPrefix(" replay ❚❚ 10x 0:12/1:15 paused (2 bad lines skipped) · sim"))
+        #expect(lines[23].hasPrefix(" replay ❚❚ 10x 0:12/1:15 paused (2 bad lines skipped) · s"))
         #expect(lines[23].hasSuffix("… · 4 devices  ? help"))
     }
 
