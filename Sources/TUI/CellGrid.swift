@@ -38,7 +38,7 @@ public struct Cell: Equatable, Sendable {
 public struct CellGrid: Equatable, Sendable {
     public let width: Int
     public let height: Int
-    public private(set) var cells: [Cell]
+    public internal(set) var cells: [Cell]
 
     public init(width: Int, height: Int) {
         self.width = max(0, width)

@@ -51,11 +51,11 @@ enum Chrome {
                 let text = "  " + a.message
                 g.put(text, x: max(x + 2, g.width - CellGrid.columns(of: text)), y: msgY, style: .error)
             }
-        } else if let a = s.alert {
+        } else if let a = s.alert, !s.log.shown {   // the log lists it; its keys matter more
             let style: Style = a.level == .error ? .error : a.level == .warning ? .warning : .good
             g.put(a.message, x: 0, y: msgY, style: style)
         } else {
-            g.put(hints, x: 0, y: msgY, style: .dimmed)
+            g.put(wholeItems(hints, g.width), x: 0, y: msgY, style: .dimmed)
         }
 
         g.clear(x: 0, y: barY, width: g.width, height: 1, style: .bar)
@@ -78,14 +78,29 @@ enum Chrome {
             items.append("↯\(fired) fired" + (problems > 0 ? ", \(problems) failed" : ""))
         }
         let devices = "\(s.peripherals.count) device\(s.peripherals.count == 1 ? "" : "s")"
-        items.append(s.scan.isFiltering ? "\(s.peripherals.shown.count) of \(devices)" : devices)
-        var x = g.put(" " + items.joined(separator: " · "), x: 0, y: barY, style: .bar)
-        if let err = s.lastError {
-            x += g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true),
-                       maxWidth: max(0, g.width - x - 9))
+        // The count is never cut: the rest gives way to it, and everything to "? help"
+        // (the bottom-right cell cannot be written on most terminals: it stops one short).
+        let count = " · " + (s.scan.isFiltering ? "\(s.peripherals.shown.count) of \(devices)" : devices)
+        let room = g.width - 9
+        let left = " " + items.joined(separator: " · ")
+        var x = g.put(fit(left, min(CellGrid.columns(of: left), max(0, room - CellGrid.columns(of: count)))), x: 0, y: barY, style: .bar)
+        x += g.put(count, x: x, y: barY, style: .bar, maxWidth: max(0, room - x))
+        if let err = s.lastError, room - x > 6 {
+            g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true), maxWidth: room - x - 1)
         }
-        // The bottom-right cell cannot be written on most terminals: stop one short.
         g.put("? help", x: g.width - 7, y: barY, style: .bar)
+    }
+
+    /// As many of the " · "-separated items as fit in `width` columns, whole.
+    static func wholeItems(_ line: String, _ width: Int) -> String {
+        guard CellGrid.columns(of: line) > width else { return line }
+        var out = ""
+        for item in line.split(separator: " · ").map(String.init) {
+            let next = out.isEmpty ? item : out + " · " + item
+            if CellGrid.columns(of: next) > width { break }
+            out = next
+        }
+        return out
     }
 }
 
@@ -129,6 +144,19 @@ func age(_ seconds: Double) -> String {
     if s < 60 { return "\(s)s" }
     if s < 3600 { return "\(s / 60)m" }
     return "\(s / 3600)h"
+}
+
+/// A scroll bar in column `x` beside `visible` rows from `y` (nothing when all fit): a
+/// dimmed track with the shown part as a thumb, so the column titles keep their row.
+func scrollBar(x: Int, y: Int, visible: Int, first: Int, count: Int, into g: inout CellGrid) {
+    guard count > visible, visible > 0 else { return }
+    let thumb = max(1, visible * visible / count)
+    // At the bottom only at the end of the list, at the top only at its start.
+    let start = first + visible >= count ? visible - thumb : min(visible - thumb - 1, (first * visible + count - 1) / count)
+    for i in 0..<visible {
+        let on = i >= start && i < start + thumb
+        g.put(on ? "█" : "│", x: x, y: y + i, style: on ? .accent : .dimmed)
+    }
 }
 
 /// First row to show so that `index` stays visible, keeping it near the middle.

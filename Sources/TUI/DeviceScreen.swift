@@ -13,7 +13,11 @@ enum DeviceScreen {
         if let m = p.mtu { facts.append("MTU \(m)") }
         if let t = p.bond.addressType { facts.append(t) }
         facts.append(p.bond.summary.isEmpty ? "not paired" : p.bond.summary)
-        g.put("  " + facts.joined(separator: "  "), x: x + 1, y: 1, style: .dimmed)
+        // Whole facts, as many as fit: a cut "MTU" reads as a fact of its own.
+        x += 1
+        for f in facts where x + 2 + CellGrid.columns(of: f) < g.width {
+            x += g.put("  " + f, x: x, y: 1, style: .dimmed)
+        }
 
         let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
         guard !rows.isEmpty else {

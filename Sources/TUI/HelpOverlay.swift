@@ -1,17 +1,23 @@
 import Explorer
 
-/// `?`: every key, in a box over the current screen.
+/// `?`: every key, in a box over the current screen; it scrolls when it does not fit.
 enum HelpOverlay {
-    static func draw(into g: inout CellGrid) {
-        let rows = Keymap.help
-        let keyW = rows.map { CellGrid.columns(of: $0.0) }.max() ?? 0
-        let textW = rows.map { CellGrid.columns(of: $0.1) }.max() ?? 0
-        let w = min(g.width - 2, keyW + textW + 7), h = min(g.height - 2, rows.count + 4)
+    static func draw(_ s: AppState, into g: inout CellGrid) {
+        let layout = HelpLayout(width: g.width, height: g.height)
+        let w = layout.boxWidth, h = layout.boxHeight, keyW = layout.keyWidth
         let (x0, y0) = g.box(width: w, height: h, title: "Keys")
-        for (i, (key, text)) in rows.prefix(h - 4).enumerated() {
-            g.put(fit(key, keyW), x: x0 + 2, y: y0 + 2 + i, style: .accent)
-            g.put(text, x: x0 + 4 + keyW, y: y0 + 2 + i, maxWidth: w - keyW - 6)
+        let top = min(s.helpTop, layout.maxTop)
+        for (i, line) in layout.lines.dropFirst(top).prefix(layout.visible).enumerated() {
+            g.put(fit(line.keys, keyW), x: x0 + 2, y: y0 + 2 + i, style: .accent)
+            g.put(line.text, x: x0 + 4 + keyW, y: y0 + 2 + i, maxWidth: w - keyW - 6)
         }
-        g.put("any key closes", x: x0 + w - 17, y: y0 + h - 1, style: .dimmed)
+        let footer: String
+        if layout.maxTop == 0 {
+            footer = " any key closes "
+        } else {
+            let last = min(layout.lines.count, top + layout.visible)
+            footer = " \(top > 0 ? "↑" : " ")\(last < layout.lines.count ? "↓" : " ") \(top + 1)-\(last) of \(layout.lines.count) · j k scroll · other keys close "
+        }
+        g.put(footer, x: max(x0 + 1, x0 + w - CellGrid.columns(of: footer) - 2), y: y0 + h - 1, style: .dimmed, maxWidth: w - 2)
     }
 }

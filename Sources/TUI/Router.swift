@@ -34,8 +34,9 @@ public enum Router {
             RegionsScreen.draw(s, into: &g)
             hints = Keymap.hints(for: s) + RegionsScreen.hintsSuffix
         }
-        Chrome.drawBottom(s, hints: hints, into: &g)
-        if s.showHelp { HelpOverlay.draw(into: &g) }
+        Chrome.drawBottom(s, hints: s.log.shown ? LogPanel.hints : hints, into: &g)
+        if s.log.shown { LogPanel.draw(s, into: &g) }
+        if s.showHelp { HelpOverlay.draw(s, into: &g) }
         PairingOverlay.draw(s, into: &g)
         return g
     }

@@ -56,10 +56,8 @@ enum ScanScreen {
             g.put(rightAligned(last, 5), x: g.width - 6, y: y, style: .dimmed)
             if selected { g.paint(y: y, x: 2, width: g.width - 2, style: Style(reverse: true)) }
         }
-        if shown.count > visible {
-            let page = " \(first + 1)-\(min(shown.count, first + visible)) of \(shown.count) "
-            g.put(page, x: max(0, g.width - CellGrid.columns(of: page) - 1), y: 1, style: .dimmed)
-        }
+        // Where the rows are in the list: beside them, not over the column titles.
+        scrollBar(x: g.width - 1, y: top, visible: visible, first: first, count: shown.count, into: &g)
     }
 
     /// On the right of the top bar: every filter that hides devices (text, RSSI floor,

@@ -54,6 +54,7 @@ public final class TUIApp {
         backend.start(loop: loop) { [unowned self] event, at in
             self.store.send(.backend(event, at: at))
         }
+        sendSize()
         store.send(.appStarted(recordTo: recordTo))
         scheduleTick()
         loop.run()
@@ -65,6 +66,7 @@ public final class TUIApp {
 
     private func readInput() {
         for key in terminal.readKeys() {
+            if key == .resize { sendSize() }
             let action = key == .resize ? .repaintRequested : Keymap.action(for: key, in: store.state)
             if action == .repaintRequested {
                 terminal.invalidate()
@@ -73,6 +75,11 @@ public final class TUIApp {
             }
             if let action { store.send(action) }
         }
+    }
+
+    private func sendSize() {
+        let (w, h) = terminal.size
+        store.send(.screenResized(width: w, height: h))
     }
 
     /// Ages and timeouts move with the clock: one tick a second.

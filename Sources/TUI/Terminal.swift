@@ -27,6 +27,8 @@ public final class Terminal {
     private var previous: CellGrid?
     private var active = false
     private var pairs: [Color: Int16] = [:]
+    /// UTF-8, or ASCII when the locale cannot show it (`LANG=C`): what `draw` sends.
+    public private(set) var charset = Charset.utf8
 
     public init() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
@@ -34,6 +36,7 @@ public final class Terminal {
                                 + "use the headless commands for scripts")
         }
         setlocale(LC_ALL, "")
+        charset = Charset.ofLocale()
         if tcgetattr(STDIN_FILENO, &savedTermios) == 0 { termiosSaved = true }
         // newterm, unlike initscr, reports an unknown TERM instead of exiting.
         screen = newterm(nil, stdout, stdin)
@@ -49,6 +52,14 @@ public final class Terminal {
                                 + "set TERM (e.g. xterm-256color), or use the headless commands")
         }
         active = true
+        // Below this the screens cannot lay out (they say so when resized smaller): refuse
+        // before drawing anything, with the terminal as it was.
+        let (w, h) = size
+        guard w >= Router.minWidth, h >= Router.minHeight else {
+            restore()
+            throw TerminalError(description: "the terminal is \(w)x\(h); the app needs at least \(Router.minWidth)x\(Router.minHeight) "
+                                + "(enlarge it, or use the headless commands)")
+        }
         for sig in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] { signal(sig, restoreOnCrash) }
         cbreak()
         noecho()
@@ -105,8 +116,9 @@ public final class Terminal {
     /// Draws the grid, touching only cells that differ from the previous frame.
     /// Returns how many cells were written.
     @discardableResult
-    public func draw(_ grid: CellGrid) -> Int {
+    public func draw(_ frame: CellGrid) -> Int {
         guard active else { return 0 }
+        let grid = charset == .ascii ? frame.ascii() : frame
         let full = previous == nil || previous!.width != grid.width || previous!.height != grid.height
         if full { erase() }
         var written = 0

@@ -45,11 +45,8 @@ final class CommandRun {
         loop.run()
         backend.shutdown()
         runner.finish()
-        if fflush(stdout) != 0 || ferror(stdout) != 0 { writeFailed = writeFailed ?? "cannot write to standard output" }
-        if let writeFailed {
-            fputs("bleexplr: \(writeFailed)\n", stderr)
-            return 1
-        }
+        if let writeFailed { fputs("bleexplr: \(writeFailed)\n", stderr) }
+        if writeFailed != nil || StandardOutput.problem() != nil { return ExitCode.output.rawValue }   // finish() reports stdout
         return exitCode
     }
 
@@ -65,7 +62,7 @@ final class CommandRun {
     func write(_ output: CommandOutput) {
         switch output {
         case let .message(m):
-            if let path = printer.messageFile, !writeFile(path, m.bytes) { writeFailed = "cannot write \(path)" }
+            if let path = printer.messageFile, !FileBytes.write(path, m.bytes) { writeFailed = "cannot write \(TerminalSafe.text(path))" }
         case .benchEnd:
             var cpu = rusage()
             getrusage(RUSAGE_SELF.rawValue, &cpu)
@@ -75,20 +72,7 @@ final class CommandRun {
         default:
             break
         }
-        CommandPrinter.write(printer.lines(output, now: Timestamp.now()))
-    }
-
-    /// The file the user named with --output (created or replaced: it was named for writing).
-    private func writeFile(_ path: String, _ bytes: Bytes) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n <= 0 { return false }
-            written += n
-        }
-        return true
+        // A full disk or a closed file ends the command: nobody reads what it would print.
+        if CommandPrinter.write(printer.lines(output, now: Timestamp.now())) != nil { loop.stop() }
     }
 }

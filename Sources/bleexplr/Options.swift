@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import Explorer
+import DBus
 
 /// What the process does: the app, or one command without a screen.
 enum Verb {
@@ -36,9 +37,20 @@ struct Options {
     var verb = Verb.app
 }
 
-func fail(_ message: String) -> Never {
+func fail(_ message: String, code: ExitCode = .usage) -> Never {
     fputs("bleexplr: \(TerminalSafe.lines(message))\n", stderr)   // every fatal line, whatever it quotes
-    exit(2)
+    exit(code.rawValue)
+}
+
+/// Exits with `code`, or with ExitCode.output when standard output could not be written.
+func finish(_ code: Int32) -> Never {
+    if let problem = StandardOutput.problem() { fail(problem, code: .output) }
+    exit(code)
+}
+
+func failBus(_ e: DBusError, _ address: String?) -> Never {
+    let (message, code) = BusFailure.report(name: e.name, message: e.message, address: address)
+    fail(message, code: code)
 }
 
 /// The command line, read one argument at a time. Every argument is untrusted: a bad one
@@ -162,8 +174,8 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
         case let .success((address, key)): o.keys[address] = key
         case let .failure(e): fail(e.message)
         }
-    case "--version": print("bleexplr \(BleexplrVersion.current)"); exit(0)
-    case "-h", "--help": print(Usage.text); exit(0)
+    case "--version": print("bleexplr \(BleexplrVersion.current)"); finish(0)
+    case "-h", "--help": print(Usage.text); finish(0)
     default:
         return o.regions.flag(a, &args)
     }

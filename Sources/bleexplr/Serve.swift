@@ -187,9 +187,7 @@ final class ServeRun {
 @MainActor
 func runServe(_ plan: ServePlan, _ options: Options, loop: EventLoop) -> Int32 {
     let bus: DBusConnection
-    do { bus = try DBusConnection.open(address: options.bus, loop: loop) } catch {
-        fail("\(error.message.isEmpty ? error.name : error.message)")
-    }
+    do { bus = try DBusConnection.open(address: options.bus, loop: loop) } catch { failBus(error, options.bus) }
     let code = ServeRun(plan: plan, bus: bus, adapter: options.adapter ?? "hci0", loop: loop, json: options.json).run()
     bus.close()
     return code

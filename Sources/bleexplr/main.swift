@@ -19,8 +19,8 @@ if let path = options.record, Recorder.isTaken(path) { fail(Recorder.existsMessa
 let loop = EventLoop()
 let secrets: Secrets
 do { secrets = try Secrets.load(options.secrets) } catch { fail(error.description) }
-if case let .serve(plan) = options.verb { exit(runServe(plan, options, loop: loop)) }
-if case let .decode(report) = options.verb { CommandPrinter.write(CommandPrinter(json: options.json).lines(.decoded(report), now: .now())); exit(0) }
+if case let .serve(plan) = options.verb { finish(runServe(plan, options, loop: loop)) }
+if case let .decode(report) = options.verb { CommandPrinter.write(CommandPrinter(json: options.json).lines(.decoded(report), now: .now())); finish(0) }
 
 // The backend: the simulated world, or bluetoothd over D-Bus.
 let backend: Backend
@@ -53,12 +53,7 @@ if case let .replay(plan) = options.verb {
     if options.demoControl != nil { fail("--demo-control needs --demo") }
     if options.demoRecording != nil { fail("--demo-recording needs --demo") }
     let bus: DBusConnection
-    do {
-        bus = try DBusConnection.open(address: options.bus, loop: loop)
-    } catch {
-        fail("\(error.message.isEmpty ? error.name : error.message)"
-             + (options.bus == nil ? " (is D-Bus running? try --demo for the simulated world)" : ""))
-    }
+    do { bus = try DBusConnection.open(address: options.bus, loop: loop) } catch { failBus(error, options.bus) }
     connection = bus
     let b = BlueZBackend(bus: bus, options: .init(adapter: options.adapter, rssiFloor: options.rssiFloor, agent: options.agent.capability))
     bluez = b
@@ -108,7 +103,7 @@ case let .command(job, messageFile):
         code = command.run(recordTo: options.record)
     }
     connection?.close()
-    exit(code)
+    finish(code)
 case let .watch(plan):
     let missing = missingSecrets(plan.target, secrets)
     guard missing.isEmpty else {
@@ -120,13 +115,13 @@ case let .watch(plan):
     let command = CommandRun(store: store, backend: backend, runner: runner, loop: loop, printer: CommandPrinter(json: options.json))
     let code = runWatch(plan, command, delivery: delivery, recordTo: options.record)
     connection?.close()
-    exit(code)
+    finish(code)
 case .app, .replay, .serve, .decode:
     break
 }
 
 let terminal: Terminal
-do { terminal = try Terminal() } catch { fail("\(error)") }
+do { terminal = try Terminal() } catch { fail("\(error)", code: .unavailable) }
 let hub = HookHub(store: store, loop: loop, secrets: secrets) { makeSender($0, loop: loop, secrets: secrets) }
 runner.onAttachHook = { cid, target in hub.attach(cid, target) }
 runner.onFireHook = { cid, event in hub.fire(cid, event) }

@@ -116,13 +116,13 @@ struct DemoEndToEndTests {
         }
     }
 
-    /// TERM=dumb cannot show the app: one clear line and status 2, as an unknown TERM;
+    /// TERM=dumb cannot show the app: one clear line and status 3 (no usable terminal), as an unknown TERM;
     /// the headless commands still work there.
     @Test func aDumbTerminalIsRefusedWithOneLine() throws {
         let t = try Tmux("dumb", command: "export TERM=dumb; " + wrapped("--demo") )
         let screen = try t.waitFor(text: "EXIT=")
         #expect(screen.contains("bleexplr: terminal type 'dumb' cannot draw a full screen (it cannot move the cursor): "))
-        #expect(screen.contains("EXIT=2"))
+        #expect(screen.contains("EXIT=3"))
         let h = try Tmux("dumbscan", command: "export TERM=dumb; " + wrapped("--demo scan --duration 1"))
         let out = try h.waitFor(text: "EXIT=")
         #expect(out.contains("Demo HRM") && out.contains("EXIT=0"))
@@ -224,7 +224,7 @@ struct CommandLineTests {
 
     @Test func noTerminalIsAClearError() throws {
         let (code, out) = try Self.run(["--demo"])
-        #expect(code == 2)
+        #expect(code == 3)   // ExitCode.unavailable: not a bad command line
         #expect(out.contains("needs a terminal"))
     }
 }

@@ -73,14 +73,16 @@ public struct CommandPrinter: Sendable {
     func out(_ text: String) -> Line { Line(stream: .stdout, text: text) }
 
     /// Writes lines, each to its stream; stdout is flushed (a line at a time for pipes).
-    public static func write(_ lines: [Line]) {
+    /// Prints and flushes the lines; what went wrong writing standard output, if anything.
+    @discardableResult
+    public static func write(_ lines: [Line]) -> String? {
         for line in lines {
             switch line.stream {
             case .stdout: print(line.text)
             case .stderr: fputs(line.text + "\n", stderr)
             }
         }
-        fflush(stdout)
+        return StandardOutput.problem()
     }
 
     // MARK: Values

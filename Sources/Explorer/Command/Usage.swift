@@ -22,6 +22,10 @@ public enum Usage {
                 [--duration S] [--json]
 """
 
+    /// One line a status: `  3  no bus (...)`; then the signals'.
+    public static let exitCodes = (ExitCode.allCases.map { "  \($0.rawValue)    \($0.meaning)" }
+        + ["  130  interrupted by Ctrl-C (0 for watch, monitor, notify without --count); 129 SIGHUP, 143 SIGTERM"]).joined(separator: "\n")
+
     public static let text = """
 usage: bleexplr [OPTIONS]                          the full-screen explorer
        bleexplr [OPTIONS] scan [--duration S] [--json]
@@ -39,7 +43,7 @@ usage: bleexplr [OPTIONS]                          the full-screen explorer
 \(monitor)
 
 A full-screen explorer for Bluetooth Low Energy. The commands run without a screen,
-print results (JSON Lines with --json) and exit 0 on success, 1 on failure.
+print results (JSON Lines with --json) and exit with one of the statuses below.
 VALUE is hex (01ff, "01 ff") or text in quotes ('"hello"').
 
 Options:
@@ -95,7 +99,12 @@ a attaches a hook to a characteristic, b shows iBeacon regions, e pairs, t trust
 B blocks, X forgets a device, ? lists every key,
 q quits. In the demo, SIGUSR1 presses the iTag's button. In a
 replay: p pauses, x cycles the speed (1x, 10x, max), [ ] seek 10 s, { } a minute.
+The app needs a terminal of at least 60x16 (smaller, it refuses to start with status 3);
+in a locale without UTF-8 (LANG=C) it draws in ASCII, every column in its place.
 See docs/hooks.md for watch and monitor, with a kintone example.
+
+Exit status:
+\(exitCodes)
 
 """
 }

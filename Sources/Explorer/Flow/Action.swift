@@ -42,6 +42,14 @@ public enum Action: Equatable, Sendable {
     case recordingToggled
     case powerOnRequested
     case helpToggled
+    /// Up, down or a page in the help (`?`) when it does not fit.
+    case helpScrolled(by: Int)
+    /// `L`: the event log panel; its scroll; only problems (`e` in it).
+    case logToggled
+    case logScrolled(by: Int)
+    case logProblemsOnlyToggled
+    /// The terminal has this size now (at start and on every resize).
+    case screenResized(width: Int, height: Int)
     /// `a` on a characteristic: attach (or change, or detach) a hook.
     case hookStarted
     /// `b`: the iBeacon regions screen.

@@ -112,8 +112,9 @@ public enum Keymap {
         KeyRow(label: "a", help: "hook on each value: exec CMD, post URL, off", bindings: [
             KeyBinding([.char("a")], .hookStarted, needs: [.notify, .indicate], hints: [.characteristic: "a hook"]),
         ]),
-        KeyRow(label: "b", help: "iBeacon regions: inside or out, beacons", bindings: [
+        KeyRow(label: "b L", help: "iBeacon regions; event log (e in it: problems only)", bindings: [
             KeyBinding([.char("b")], .regionsRequested),
+            KeyBinding([.char("L")], .logToggled),
         ]),
         KeyRow(label: "e t B X", help: "pair; trust, block (on/off); forget (asks y/n)", bindings: [
             KeyBinding([.char("e")], .pairRequested, on: [.scan, .details, .device], hints: [.device: "e pair"], replayHints: [:]),
@@ -152,6 +153,7 @@ public enum Keymap {
         if state.forgetAsked != nil { return key == .resize ? nil : .forgetAnswered(key == .char("y") || key == .char("Y")) }
         if state.input != nil { return inputAction(key) }
         if state.showHelp { return helpAction(key) }
+        if state.log.shown { return logAction(key) }
         for row in rows {
             if let b = row.bindings.first(where: { $0.applies(key, state) }) { return b.action }
         }
@@ -178,13 +180,37 @@ public enum Keymap {
     /// (keys, what they do) for the help overlay.
     public static var help: [(String, String)] { rows.map { ($0.label, $0.help) } }
 
-    /// While the help is shown: q quits, any other key closes it.
+    /// While the help is shown: q quits, the moving keys scroll it, any other key closes it.
     static func helpAction(_ key: Key) -> Action? {
         switch key {
         case .char("q"), .ctrl("c"): return .quitRequested
         case .ctrl("l"): return .repaintRequested
         case .resize: return nil
+        case .up, .char("k"): return .helpScrolled(by: -1)
+        case .down, .char("j"): return .helpScrolled(by: 1)
+        case .pageUp, .ctrl("b"): return .helpScrolled(by: -Reducer.pageSize)
+        case .pageDown, .ctrl("f"), .char(" "): return .helpScrolled(by: Reducer.pageSize)
+        case .home, .char("g"): return .helpScrolled(by: -1000)
+        case .end, .char("G"): return .helpScrolled(by: 1000)
         default: return .helpToggled
+        }
+    }
+
+    /// While the event log is shown: the moving keys scroll it, e shows only problems,
+    /// L or Esc closes it, q quits.
+    static func logAction(_ key: Key) -> Action? {
+        switch key {
+        case .char("q"), .ctrl("c"): return .quitRequested
+        case .ctrl("l"): return .repaintRequested
+        case .char("L"), .escape, .left, .char("h"), .backspace: return .logToggled
+        case .char("e"): return .logProblemsOnlyToggled
+        case .up, .char("k"): return .logScrolled(by: -1)
+        case .down, .char("j"): return .logScrolled(by: 1)
+        case .pageUp, .ctrl("b"): return .logScrolled(by: -Reducer.pageSize)
+        case .pageDown, .ctrl("f"), .char(" "): return .logScrolled(by: Reducer.pageSize)
+        case .home, .char("g"): return .logScrolled(by: -1_000_000)
+        case .end, .char("G"): return .logScrolled(by: 1_000_000)
+        default: return nil
         }
     }
 

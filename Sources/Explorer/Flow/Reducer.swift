@@ -5,7 +5,9 @@ public enum Reducer {
     /// what the app asked for.
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
         if s.serve != nil { return ServeReducer.reduce(&s.serve!, action) }
+        let mark = s.job == nil ? EventLog.Mark(s) : nil   // commands keep no log
         let effects = reduceApp(&s, action)
+        if let mark { EventLog.note(action, since: mark, in: &s) }
         guard s.job != nil else { return effects }
         return effects + JobReducer.reduce(&s, action, effects)
     }
@@ -104,6 +106,26 @@ public enum Reducer {
             return [.backend(.setPowered(true))]
         case .helpToggled:
             s.showHelp.toggle()
+            s.helpTop = 0
+            return []
+        case let .helpScrolled(by):
+            s.helpTop = max(0, min(HelpLayout(width: s.screenSize.width, height: s.screenSize.height).maxTop, s.helpTop + by))
+            return []
+        case .logToggled:
+            s.log.shown.toggle()
+            s.log.top = 0
+            return []
+        case let .logScrolled(by):
+            let maxTop = max(0, s.log.listed.count - EventLog.visibleRows(height: s.screenSize.height))
+            s.log.top = max(0, min(maxTop, s.log.top + by))
+            return []
+        case .logProblemsOnlyToggled:
+            s.log.problemsOnly.toggle()
+            s.log.top = 0
+            return []
+        case let .screenResized(width, height):
+            s.screenSize = ScreenSize(width: width, height: height)
+            s.helpTop = min(s.helpTop, HelpLayout(width: width, height: height).maxTop)
             return []
         case .hookStarted:
             guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }

@@ -95,6 +95,11 @@ public struct DeviceScreenState: Equatable, Sendable {
     public var collapsed: Set<AttributeID> = []
 }
 
+public struct ScreenSize: Equatable, Sendable {
+    public var width: Int, height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
+}
+
 /// Everything the screens show. A plain value: the reducer changes it, screens read it.
 public struct AppState: Equatable, Sendable {
     public var now: Timestamp
@@ -130,6 +135,12 @@ public struct AppState: Equatable, Sendable {
     /// Where `R` records when no `--record` path was given.
     public var recordingDefaultPath: String?
     public var showHelp = false
+    /// What happened, for the log panel (`L`).
+    public var log = EventLog()
+    /// The help's first line shown (it scrolls when the terminal is small).
+    public var helpTop = 0
+    /// The terminal's size, as the app last drew it (the help's scroll depends on it).
+    public var screenSize = ScreenSize(width: 80, height: 24)
     public var quitting = false
     public var backendKind = "simulated"
     /// An RSSI discovery filter is set (BlueZ): reports without RSSI are dropped.

@@ -22,4 +22,19 @@ public enum FileBytes {
             if out.count > limit { throw ReadError(description: "\(TerminalSafe.text(path)) is larger than \(limit >> 20) MB") }
         }
     }
+
+    /// Writes a file the user named for writing (`notify --output FILE`): created, or
+    /// replaced. False when any of it could not be written.
+    public static func write(_ path: String, _ bytes: Bytes) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { close(fd); return false }
+            written += n
+        }
+        return close(fd) == 0
+    }
 }
