@@ -111,3 +111,30 @@ struct ScanOrderTests {
         #expect(ScanQuery.ids(s) == [a.id, b.id])
     }
 }
+
+/// A command (no screen) does not keep the order as reports come: it sorts when asked,
+/// and gets the same list.
+@Suite("Scan order without a screen")
+struct ScanOrderCommandTests {
+    @Test func aCommandSortsWhenAskedAndGetsTheSameList() {
+        var app = AppState(now: Timestamp(1))
+        var command = AppState(now: Timestamp(1))
+        command.job = JobState(job: .scan(duration: 5))
+        #expect(!command.peripherals.keepsOrder)
+        for i in 0..<50 {
+            let address = "AA:00:00:00:00:" + String(10 + i % 30)
+            let r = AdvertisementReport(id: PeripheralID(address), address: address, name: i % 4 == 0 ? "n\(i % 7)" : nil,
+                                        rssi: -40 - (i * 37) % 55, connectable: true, advertisement: Advertisement())
+            _ = Reducer.reduce(&app, .backend(.advertisementReceived(r), at: Timestamp(Double(i))))
+            _ = Reducer.reduce(&command, .backend(.advertisementReceived(r), at: Timestamp(Double(i))))
+        }
+        #expect(ScanQuery.ids(command) == ScanQuery.ids(app))
+        #expect(ScanQuery.ids(command) == ScanOrderTests.fromScratch(command))
+        command.scan.sort = .name
+        app.scan.sort = .name
+        #expect(ScanQuery.ids(command) == ScanQuery.ids(app))
+        command.job = nil
+        #expect(command.peripherals.keepsOrder)
+        #expect(command.peripherals.shown.ids == app.peripherals.shown.ids)
+    }
+}

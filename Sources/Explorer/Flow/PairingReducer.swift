@@ -4,7 +4,7 @@ enum PairingReducer {
     /// The device a key on the scan list, details or device screen means.
     static func target(_ s: AppState) -> PeripheralID? {
         switch s.route {
-        case .scan: return s.scan.cursor ?? s.peripherals.shown.first
+        case .scan: return s.scan.cursor ?? s.peripherals.order.first
         case let .device(pid), let .characteristic(pid, _), let .details(pid): return pid
         case .regions: return nil
         }

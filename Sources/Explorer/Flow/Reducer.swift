@@ -28,7 +28,7 @@ public enum Reducer {
         case .rowActivated:
             return activateRow(&s)
         case .detailsRequested:
-            guard s.route == .scan, let id = ScanQuery.cursorIndex(s).map({ s.peripherals.shown[$0] }) ?? s.peripherals.shown.first
+            guard s.route == .scan, let id = ScanQuery.cursorIndex(s).map({ s.peripherals.order[$0] }) ?? s.peripherals.order.first
             else { return [] }
             s.scan.cursor = id
             s.route = .details(id)
@@ -254,7 +254,7 @@ public enum Reducer {
     static func moveCursor(_ s: inout AppState, _ move: CursorMove) {
         switch s.route {
         case .scan:
-            let shown = s.peripherals.shown
+            let shown = s.peripherals.order
             guard !shown.isEmpty else { return }
             s.scan.cursor = shown[moved(ScanQuery.cursorIndex(s) ?? 0, shown.count, move)]
         case let .device(pid):
@@ -280,13 +280,13 @@ public enum Reducer {
         if let c = s.scan.cursor, s.peripherals[c] != nil, !whenHidden { return }
         guard !s.peripherals.isEmpty else { s.scan.cursor = nil; return }
         if ScanQuery.cursorIndex(s) != nil { return }
-        s.scan.cursor = s.peripherals.shown.first ?? s.scan.cursor
+        s.scan.cursor = s.peripherals.shown.first ?? s.scan.cursor   // kept (the app): a command has no cursor to follow
     }
 
     static func activateRow(_ s: inout AppState) -> [Effect] {
         switch s.route {
         case .scan:
-            guard let id = ScanQuery.cursorIndex(s).map({ s.peripherals.shown[$0] }) ?? s.peripherals.shown.first
+            guard let id = ScanQuery.cursorIndex(s).map({ s.peripherals.order[$0] }) ?? s.peripherals.order.first
             else { return [] }
             s.scan.cursor = id
             // A beacon cannot be connected to: show what it broadcasts instead.
@@ -357,7 +357,7 @@ public enum Reducer {
     static func requestDisconnect(_ s: inout AppState) -> [Effect] {
         let target: PeripheralID?
         switch s.route {
-        case .scan: target = s.scan.cursor ?? s.peripherals.shown.first
+        case .scan: target = s.scan.cursor ?? s.peripherals.order.first
         case let .device(pid), let .characteristic(pid, _), let .details(pid): target = pid
         case .regions: target = nil
         }
@@ -384,7 +384,7 @@ public enum Reducer {
         case .filter:
             s.input = nil
             s.scan.filter = input.text
-            if ScanQuery.cursorIndex(s) == nil { s.scan.cursor = s.peripherals.shown.first }
+            if ScanQuery.cursorIndex(s) == nil { s.scan.cursor = s.peripherals.order.first }
             return []
         case let .write(pid, cid):
             switch WriteValue.parse(input.text) {

@@ -3,15 +3,15 @@
 /// agree on the order.
 public enum ScanQuery {
     public static func rows(_ state: AppState) -> [Peripheral] {
-        state.peripherals.shown.ids.map { state.peripherals[$0]! }
+        ids(state).map { state.peripherals[$0]! }
     }
 
-    public static func ids(_ state: AppState) -> [PeripheralID] { state.peripherals.shown.ids }
+    public static func ids(_ state: AppState) -> [PeripheralID] { state.peripherals.order.ids }
 
     /// Where the cursor's device is in the list (nil: none chosen, gone or hidden).
     public static func cursorIndex(_ state: AppState) -> Int? {
         guard let id = state.scan.cursor, let p = state.peripherals[id] else { return nil }
-        return state.peripherals.shown.index(of: p)
+        return state.peripherals.order.index(of: p)
     }
 
     /// Filter text matches the name, the address, a service UUID advertised in the list or

@@ -148,7 +148,7 @@ public struct AppState: Equatable, Sendable {
     /// When the current scan started (the adapter began discovering).
     public var scanStartedAt: Timestamp?
     /// The command this process runs without a screen, and how far it got (nil: the app).
-    public var job: JobState?
+    public var job: JobState? { didSet { peripherals.keepOrder(job == nil) } }
     /// `serve`: the peripheral served, what centrals did, the stream (nil: not serving).
     public var serve: ServeState?
     /// iBeacon regions (`--region`) and whether each is inside.

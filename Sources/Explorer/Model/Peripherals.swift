@@ -17,32 +17,51 @@ public struct Peripherals: Equatable, Sendable, Sequence, ExpressibleByDictionar
         for (id, p) in elements { self[id] = p }
     }
 
+    /// Whether the order is kept as peripherals change. A command without a screen (`scan`,
+    /// `bench-ingest`) has no list to keep: `ScanQuery` sorts once when it prints, and a
+    /// storm of reports costs it nothing here (the same order, computed once).
+    public private(set) var keepsOrder = true
+
     public subscript(id: PeripheralID) -> Peripheral? {
         get { byID[id] }
         _modify {
-            let before = byID[id].flatMap(shown.entry)
-            yield &byID[id]
-            shown.replace(before, with: byID[id].flatMap(shown.entry))
+            if keepsOrder {
+                let before = byID[id].flatMap(shown.entry)
+                yield &byID[id]
+                shown.replace(before, with: byID[id].flatMap(shown.entry))
+            } else {
+                yield &byID[id]
+            }
         }
     }
 
     @discardableResult
     public mutating func removeValue(forKey id: PeripheralID) -> Peripheral? {
         guard let p = byID.removeValue(forKey: id) else { return nil }
-        shown.replace(shown.entry(p), with: nil)
+        if keepsOrder { shown.replace(shown.entry(p), with: nil) }
         return p
     }
 
-    public mutating func removeAll() { self = Peripherals(sortedAs: shown.query) }
+    public mutating func removeAll() {
+        byID.removeAll()
+        shown = ScanOrder(shown.query)
+    }
 
     /// Filters and sorts anew when the scan settings change (a key typed into the filter,
     /// `o` for another order); nothing happens when they did not.
     mutating func arrange(_ scan: ScanScreenState) {
         guard !shown.query.describes(scan) else { return }
-        shown = ScanOrder(ScanOrder.Query(scan), byID.values)
+        shown = keepsOrder ? ScanOrder(ScanOrder.Query(scan), byID.values) : ScanOrder(ScanOrder.Query(scan))
     }
 
-    private init(sortedAs query: ScanOrder.Query) { shown = ScanOrder(query) }
+    mutating func keepOrder(_ on: Bool) {
+        guard on != keepsOrder else { return }
+        keepsOrder = on
+        shown = on ? ScanOrder(shown.query, byID.values) : ScanOrder(shown.query)
+    }
+
+    /// The list as shown, sorted now if it is not kept.
+    var order: ScanOrder { keepsOrder ? shown : ScanOrder(shown.query, byID.values) }
 
     public var count: Int { byID.count }
     public var isEmpty: Bool { byID.isEmpty }
