@@ -1,5 +1,6 @@
 import TestSupport
 import Foundation
+import Synchronization
 import Testing
 import Explorer
 @testable import DBus
@@ -247,10 +248,13 @@ struct DBusOpenTests {
     /// nil means the system bus, found the way libdbus finds it: DBUS_SYSTEM_BUS_ADDRESS.
     @Test func systemBusHonoursTheEnvironment() throws {
         let bus = try PrivateBus()
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
-        defer { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
         let loop = EventLoop()
-        let conn = try DBusConnection.open(address: nil, loop: loop)
+        // Set only while connecting, with no child being spawned meanwhile (environmentLock).
+        let conn = try environmentLock.withLock { _ in
+            setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+            defer { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
+            return try DBusConnection.open(address: nil, loop: loop)
+        }
         var reply: Result<[DBusValue], DBusError>?
         conn.call(DBusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                            interface: "org.freedesktop.DBus", member: "GetNameOwner", args: [.string(conn.uniqueName)]),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -68,7 +69,9 @@ public final class PrivateBus {
         let args = [daemon, "--config-file=\(config)", "--nofork", "--print-address"]
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let rc = posix_spawn(&pid, daemon, &actions, &attr, &argv, environ)
+        var child: pid_t = 0
+        let rc = environmentLock.withLock { _ in posix_spawn(&child, daemon, &actions, &attr, &argv, environ) }
+        pid = child
         close(fds[1])
         defer { close(fds[0]) }
         guard rc == 0 else { throw Failure(description: "cannot start dbus-daemon: \(String(cString: strerror(rc)))") }

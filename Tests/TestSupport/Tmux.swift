@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Drives the real bleexplr binary in a real terminal (tmux), as a user would.
 public final class Tmux {
@@ -101,6 +102,11 @@ public func tempPath(_ name: String) -> String {
 /// The test runner's threads may block signals and the mask survives exec, so the mask is
 /// set explicitly: a tmux server started with SIGTERM blocked ignores kill-server and
 /// outlives the test.
+/// Held while a child is spawned with this process's environment, and by a test that
+/// changes that environment (setenv reallocates `environ`: a spawn reading it at that
+/// moment failed with EFAULT, and a child could inherit a variable meant for one test).
+public let environmentLock = Mutex(())
+
 public func startProcess(_ path: String, _ args: [String], output outPath: String, env: [String]? = nil,
                   blocked: [Int32] = []) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
@@ -121,8 +127,10 @@ public func startProcess(_ path: String, _ args: [String], output outPath: Strin
     let envp: [UnsafeMutablePointer<CChar>?]? = env.map { $0.map { strdup($0) } + [nil] }
     defer { for a in argv { free(a) }; for e in envp ?? [] { free(e) } }
     var pid: pid_t = 0
-    let rc = envp == nil ? posix_spawn(&pid, path, &actions, &attr, argv, environ)
-                         : posix_spawn(&pid, path, &actions, &attr, argv, envp!)
+    let rc = environmentLock.withLock { _ in
+        envp == nil ? posix_spawn(&pid, path, &actions, &attr, argv, environ)
+                    : posix_spawn(&pid, path, &actions, &attr, argv, envp!)
+    }
     guard rc == 0 else { throw E2EError("cannot run \(path): error \(rc)") }
     return pid
 }
