@@ -28,8 +28,7 @@ public enum Reducer {
         case .rowActivated:
             return activateRow(&s)
         case .detailsRequested:
-            guard s.route == .scan, let id = ScanQuery.cursorIndex(s).map({ s.peripherals.order[$0] }) ?? s.peripherals.order.first
-            else { return [] }
+            guard s.route == .scan, let id = ScanQuery.selected(s) else { return [] }
             s.scan.cursor = id
             s.route = .details(id)
             return []
@@ -286,8 +285,7 @@ public enum Reducer {
     static func activateRow(_ s: inout AppState) -> [Effect] {
         switch s.route {
         case .scan:
-            guard let id = ScanQuery.cursorIndex(s).map({ s.peripherals.order[$0] }) ?? s.peripherals.order.first
-            else { return [] }
+            guard let id = ScanQuery.selected(s) else { return [] }
             s.scan.cursor = id
             // A beacon cannot be connected to: show what it broadcasts instead.
             if s.peripherals[id]?.connectable == false {
@@ -384,7 +382,7 @@ public enum Reducer {
         case .filter:
             s.input = nil
             s.scan.filter = input.text
-            if ScanQuery.cursorIndex(s) == nil { s.scan.cursor = s.peripherals.order.first }
+            s.scan.cursor = ScanQuery.selected(s)
             return []
         case let .write(pid, cid):
             switch WriteValue.parse(input.text) {

@@ -8,6 +8,12 @@ public enum ScanQuery {
 
     public static func ids(_ state: AppState) -> [PeripheralID] { state.peripherals.order.ids }
 
+    /// The device Enter, `i` or a filter's end acts on: the cursor's while the list shows
+    /// it, else the top row's (nil: the list is empty).
+    public static func selected(_ state: AppState) -> PeripheralID? {
+        cursorIndex(state) != nil ? state.scan.cursor : state.peripherals.order.first
+    }
+
     /// Where the cursor's device is in the list (nil: none chosen, gone or hidden).
     public static func cursorIndex(_ state: AppState) -> Int? {
         guard let id = state.scan.cursor, let p = state.peripherals[id] else { return nil }
