@@ -43,13 +43,13 @@ struct EventLogEndToEndTests {
         try t.keys("Enter")
         try t.waitFor(text: "Connected to Demo HRM")
         try t.keys("L")
-        let log = try t.waitFor(text: "Event log:")
+        // A capture can catch a frame half written: wait for the whole panel, then check it.
+        let log = try t.waitFor("the log with the connection") { $0.contains("Event log:") && $0.contains("Scanning") }
         #expect(log.contains("Connecting to Demo HRM") && log.contains("Connected to Demo HRM"))
-        #expect(log.contains("Scanning"))
         try t.keys("Escape", "d")
         try t.waitFor(text: "Disconnected from Demo HRM")
         try t.keys("L")
-        let after = try t.waitFor(text: "Event log:")
+        let after = try t.waitFor("the log with the disconnection") { $0.contains("Event log:") && $0.contains("Scanning") }
         #expect(after.contains("Disconnected from Demo HRM") && after.contains("Connected to Demo HRM"))
         try t.keys("q")
         try DemoEndToEndTests.expectRestored(t, exit: 0)
