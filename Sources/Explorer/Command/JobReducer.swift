@@ -149,7 +149,7 @@ enum JobReducer {
     /// searched for each one.)
     static func found(_ s: inout AppState, _ job: inout JobState, among reports: [AdvertisementReport]) -> [Effect] {
         guard let wanted = job.job.address,
-              let r = reports.first(where: { $0.address.uppercased() == wanted }), s.peripherals[r.id] != nil else { return [] }
+              let r = reports.first(where: { $0.address.uppercased() == wanted }), s.peripherals.contains(r.id) else { return [] }
         job.target = r.id
         s.scanWanted = false
         if case .pair = job.job { return [.cancelTimer(.find), .backend(.stopScan)] + pair(&s, &job, r.id) }

@@ -97,9 +97,7 @@ enum BackendReducer {
     }
 
     static func advertisement(_ s: inout AppState, _ r: AdvertisementReport, at: Timestamp) {
-        if s.peripherals[r.id] != nil {
-            s.peripherals[r.id]?.apply(r, at: at)   // in place
-        } else {
+        if s.peripherals.update(r.id, { $0.apply(r, at: at) }) == nil {
             s.peripherals[r.id] = Peripheral(
                 id: r.id, address: r.address, name: r.name ?? r.advertisement.localName, rssi: r.rssi,
                 seen: at, connectable: r.connectable ?? true, advertisement: r.advertisement)

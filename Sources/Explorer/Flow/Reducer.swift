@@ -5,7 +5,8 @@ public enum Reducer {
     /// what the app asked for.
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
         if s.serve != nil { return ServeReducer.reduce(&s.serve!, action) }
-        let mark = s.job == nil ? EventLog.Mark(s) : nil   // commands keep no log
+        let mark = s.job == nil   // commands keep no log
+            ? EventLog.Mark(alert: s.alert, adapter: s.adapter, lastTransition: s.regionWatch.log.last) : nil
         let effects = reduceApp(&s, action)
         if let mark { EventLog.note(action, since: mark, in: &s) }
         guard s.job != nil else { return effects }
@@ -276,7 +277,7 @@ public enum Reducer {
     /// device is selected, and it stays selected as RSSI re-sorts the list. The cheap check
     /// runs on every backend event; the one that finds it in the list, on filter changes and ticks.
     static func followFirstRow(_ s: inout AppState, whenHidden: Bool = false) {
-        if let c = s.scan.cursor, s.peripherals[c] != nil, !whenHidden { return }
+        if let c = s.scan.cursor, s.peripherals.contains(c), !whenHidden { return }
         guard !s.peripherals.isEmpty else { s.scan.cursor = nil; return }
         if ScanQuery.cursorIndex(s) != nil { return }
         s.scan.cursor = s.peripherals.shown.first ?? s.scan.cursor   // kept (the app): a command has no cursor to follow

@@ -37,7 +37,12 @@ public struct EventLog: Equatable, Sendable {
         let alert: Alert?
         let adapter: AdapterStatus
         let lastTransition: RegionTransition?
-        init(_ s: AppState) { alert = s.alert; adapter = s.adapter; lastTransition = s.regionWatch.log.last }
+        /// Three fields, not the state: passing the whole state copied it on every action.
+        init(alert: Alert?, adapter: AdapterStatus, lastTransition: RegionTransition?) {
+            self.alert = alert
+            self.adapter = adapter
+            self.lastTransition = lastTransition
+        }
     }
 
     /// The entries an action made: every new message (the reducer says what happened to

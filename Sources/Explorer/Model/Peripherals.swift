@@ -26,19 +26,40 @@ public struct Peripherals: Equatable, Sendable, Sequence, ExpressibleByDictionar
         get { byID[id] }
         _modify {
             if keepsOrder {
-                let before = byID[id].flatMap(shown.entry)
+                let before = byID.index(forKey: id).flatMap { shown.query.entry(byID.values[$0]) }
                 yield &byID[id]
-                shown.replace(before, with: byID[id].flatMap(shown.entry))
+                shown.replace(before, with: byID.index(forKey: id).flatMap { shown.query.entry(byID.values[$0]) })
             } else {
                 yield &byID[id]
             }
         }
     }
 
+    /// Whether a peripheral with this ID was heard (without copying it out).
+    public func contains(_ id: PeripheralID) -> Bool { byID.index(forKey: id) != nil }
+
+    /// Changes a peripheral already heard, in place; nil when there is none. Every report
+    /// takes this way: one lookup, and the peripheral is never copied.
+    @discardableResult
+    public mutating func update<R>(_ id: PeripheralID, _ change: (inout Peripheral) -> R) -> R? {
+        guard let i = byID.index(forKey: id) else { return nil }
+        guard keepsOrder else { return change(&byID.values[i]) }
+        let query = shown.query
+        var before: ScanOrder.Entry?, after: ScanOrder.Entry?
+        func changed(_ p: inout Peripheral) -> R {
+            before = query.entry(p)
+            defer { after = query.entry(p) }
+            return change(&p)
+        }
+        let result = changed(&byID.values[i])
+        shown.replace(before, with: after)
+        return result
+    }
+
     @discardableResult
     public mutating func removeValue(forKey id: PeripheralID) -> Peripheral? {
         guard let p = byID.removeValue(forKey: id) else { return nil }
-        if keepsOrder { shown.replace(shown.entry(p), with: nil) }
+        if keepsOrder { shown.replace(shown.query.entry(p), with: nil) }
         return p
     }
 
@@ -111,6 +132,20 @@ public struct ScanOrder: Sendable {
             if let floor = minRSSI, (p.rssi ?? -999) < floor { return false }
             return needle.isEmpty || ScanQuery.matches(p, needle)
         }
+
+        /// The peripheral's entry, or nil when the filter hides it. Strongest signal first;
+        /// named devices by name, then the unnamed by address; most frequent advertiser first
+        /// (heard once: last); newest or oldest first.
+        func entry(_ p: Peripheral) -> Entry? {
+            guard keeps(p) else { return nil }
+            switch sort {
+            case .rssi: return Entry(key: -Double(p.rssi ?? -999), name: nil, id: p.id)
+            case .name: return Entry(key: p.name == nil ? 1 : 0, name: p.name?.lowercased(), id: p.id)
+            case .interval: return Entry(key: p.rhythm.interval ?? .infinity, name: nil, id: p.id)
+            case .lastSeen: return Entry(key: -p.lastSeen.seconds, name: nil, id: p.id)
+            case .firstSeen: return Entry(key: p.firstSeen.seconds, name: nil, id: p.id)
+            }
+        }
     }
 
     /// Where a peripheral sorts: by `key`, then `name` (sorting by name), then ID, so that
@@ -119,10 +154,30 @@ public struct ScanOrder: Sendable {
         var key: Double
         var name: String?
         var id: PeripheralID
+        /// The ID's first 16 bytes as two big-endian numbers: the same order as the IDs'
+        /// bytes, compared without a string comparison (in a room most rows share an RSSI).
+        private var idHigh: UInt64 = 0, idLow: UInt64 = 0
+
+        init(key: Double, name: String?, id: PeripheralID) {
+            self.key = key
+            self.name = name
+            self.id = id
+            func pack(_ bytes: some Collection<UInt8>) -> (UInt64, UInt64) {
+                var high: UInt64 = 0, low: UInt64 = 0, n: UInt64 = 0
+                for byte in bytes.prefix(16) {
+                    if n < 8 { high |= UInt64(byte) << (56 - 8 * n) } else { low |= UInt64(byte) << (120 - 8 * n) }
+                    n += 1
+                }
+                return (high, low)
+            }
+            (idHigh, idLow) = id.rawValue.utf8.withContiguousStorageIfAvailable(pack) ?? pack(id.rawValue.utf8)
+        }
 
         static func < (a: Self, b: Self) -> Bool {
             if a.key != b.key { return a.key < b.key }
             if a.name != b.name { return (a.name ?? "") < (b.name ?? "") }
+            if a.idHigh != b.idHigh { return a.idHigh < b.idHigh }
+            if a.idLow != b.idLow { return a.idLow < b.idLow }
             return a.id < b.id
         }
     }
@@ -137,35 +192,23 @@ public struct ScanOrder: Sendable {
 
     init(_ query: Query, _ peripherals: some Sequence<Peripheral>) {
         self.query = query
-        let sorted = peripherals.compactMap(entry).sorted()
+        let sorted = peripherals.compactMap(query.entry).sorted()
         count = sorted.count
         chunks = stride(from: 0, to: sorted.count, by: Self.chunkSize / 2).map {
             Array(sorted[$0..<min(sorted.count, $0 + Self.chunkSize / 2)])
         }
     }
 
-    /// The peripheral's entry, or nil when the filter hides it. Strongest signal first;
-    /// named devices by name, then the unnamed by address; most frequent advertiser first
-    /// (heard once: last); newest or oldest first.
-    func entry(_ p: Peripheral) -> Entry? {
-        guard query.keeps(p) else { return nil }
-        switch query.sort {
-        case .rssi: return Entry(key: -Double(p.rssi ?? -999), name: nil, id: p.id)
-        case .name: return Entry(key: p.name == nil ? 1 : 0, name: p.name?.lowercased(), id: p.id)
-        case .interval: return Entry(key: p.rhythm.interval ?? .infinity, name: nil, id: p.id)
-        case .lastSeen: return Entry(key: -p.lastSeen.seconds, name: nil, id: p.id)
-        case .firstSeen: return Entry(key: p.firstSeen.seconds, name: nil, id: p.id)
-        }
-    }
-
     /// One peripheral changed: its entry was `old` and is now `new` (nil: not shown).
     mutating func replace(_ old: Entry?, with new: Entry?) {
         if old == new { return }
-        if let o = old, let n = new, let (c, i) = place(of: o), fits(n, at: c, i) {
-            chunks[c][i] = n   // still between the same neighbours
-            return
+        if let o = old, let (c, i) = place(of: o) {
+            if let n = new, fits(n, at: c, i) {
+                chunks[c][i] = n   // still between the same neighbours
+                return
+            }
+            remove(at: c, i)
         }
-        if let o = old { remove(o) }
         if let n = new { insert(n) }
     }
 
@@ -188,8 +231,7 @@ public struct ScanOrder: Sendable {
         }
     }
 
-    private mutating func remove(_ e: Entry) {
-        guard let (c, i) = place(of: e) else { return }
+    private mutating func remove(at c: Int, _ i: Int) {
         count -= 1
         chunks[c].remove(at: i)
         if chunks[c].isEmpty { chunks.remove(at: c) }
@@ -227,7 +269,14 @@ public struct ScanOrder: Sendable {
     public var first: PeripheralID? { chunks.first?.first?.id }
     public var ids: [PeripheralID] { chunks.flatMap { $0.map(\.id) } }
 
-    public subscript(i: Int) -> PeripheralID { ids(in: i..<(i + 1))[0] }
+    public subscript(i: Int) -> PeripheralID {
+        var start = 0
+        for chunk in chunks {
+            if i < start + chunk.count { return chunk[i - start].id }
+            start += chunk.count
+        }
+        preconditionFailure("row \(i) of \(count)")
+    }
 
     /// The IDs of rows `range` (what a screen shows), walking the chunks once.
     public func ids(in range: Range<Int>) -> [PeripheralID] {
@@ -247,7 +296,7 @@ public struct ScanOrder: Sendable {
 
     /// Where the peripheral is in the list, nil when the filter hides it.
     public func index(of p: Peripheral) -> Int? {
-        guard let e = entry(p), let (c, i) = place(of: e) else { return nil }
+        guard let e = query.entry(p), let (c, i) = place(of: e) else { return nil }
         return chunks[..<c].reduce(i) { $0 + $1.count }
     }
 }
