@@ -32,11 +32,12 @@ final class LyingBlueZEndToEndTests {
             members.append(call.member)
             switch call.member {
             case "GetManagedObjects":
-                if hangs { held.append(call); return .deferred }
+                if hangs && device.isEmpty { held.append(call); return .deferred }
                 return .values([Self.tree(["/org/bluez/hci0": ["org.bluez.Adapter1": [
                     "Address": .string("00:AA:01:00:00:23"), "Powered": .bool(true), "Discovering": .bool(false)]],
                                            Self.dev: ["org.bluez.Device1": device]])])
             case "StartDiscovery": return startDiscovery
+            case "Connect" where hangs: held.append(call); return .deferred
             default: return .values([])
             }
         }
@@ -147,5 +148,31 @@ final class LyingBlueZEndToEndTests {
         let end = try t.screen()
         #expect(end.contains("EXIT=0"), "\(end)")
         for c in held { try? bluez.reply(to: c, with: .values([Self.tree([:])])) }   // after the caller gave up
+    }
+
+    /// A Connect that bluetoothd never answers: the app says it is connecting, Esc gives up
+    /// at once (the list is back, keys answer), q quits at once; the reply then comes, late.
+    @Test func connectThatNeverComesDoesNotHangTheUI() throws {
+        hangs = true
+        device = ["Address": .string("C0:FF:EE:00:00:01"), "Name": .string("Hang"), "RSSI": .int16(-50),
+                  "Adapter": .objectPath("/org/bluez/hci0")]
+        let t = try Tmux("hangconnect", command: wrapped("--bus '\(bus.address)'"))
+        var screen = ""
+        func shows(_ text: String, _ timeout: Double = 10) -> Bool {
+            serve(until: { screen = (try? t.screen()) ?? ""; return screen.contains(text) }, timeout: timeout)
+        }
+        #expect(shows("Hang"), "\(screen)")
+        try t.keys("Enter")
+        #expect(serve(until: { self.held.contains { $0.member == "Connect" } }, timeout: 10), "\(members)")
+        #expect(shows("Connecting to Hang"), "\(screen)")
+        try t.keys("Escape")
+        #expect(serve(until: {
+            screen = (try? t.screen()) ?? ""
+            return screen.contains("C0:FF:EE:00:00:01") && !screen.contains("Connecting to Hang")
+        }, timeout: 10), "\(screen)")
+        try t.keys("q")
+        #expect(shows("EXIT=", 5), "\(screen)")
+        #expect(screen.contains("EXIT=0"), "\(screen)")
+        for c in held { try? bluez.reply(to: c, with: .values([])) }   // after the caller gave up
     }
 }
