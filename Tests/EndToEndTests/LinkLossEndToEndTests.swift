@@ -38,12 +38,29 @@ struct LinkLossEndToEndTests {
         try t.keys("Enter")
         let wrote = try t.waitFor("the write", timeout: 5) { $0.contains("Wrote 1 byte to Alert Level") }
         #expect(wrote.contains("write ") && !wrote.contains("): 01"))
+        // The value went to the characteristic's write history in the state directory; ↑ brings it back.
+        let history = state + "/bleexplr/writes/FC58FA1A2B3C-2a06"
+        #expect((try? String(contentsOfFile: history, encoding: .utf8)) == "01\n")
+        try t.keys("w")
+        try t.waitFor(text: "): ▏")
+        try t.keys("Up")
+        try t.waitFor(text: "): 01▏")
+        try t.keys("Left", "Left")
+        try t.literal("ff")
+        try t.waitFor(text: "): ff▏01")
+        try t.keys("Escape")
+        try t.waitFor("the line closed") { !$0.contains("write (hex") }
         // Back in the tree, the button's notifications are on again.
         try t.keys("Escape")
         let tree = try t.waitFor("the subscription back on") { s in
             s.split(separator: "\n").contains { $0.contains("iTag Button Press") && $0.contains("● live") }
         }
         #expect(tree.contains("● connected"))
+        // From the tree: A reads every readable characteristic, and each value shows on its row.
+        try t.keys("A")
+        try t.waitFor("the battery level read from the tree") { s in
+            s.split(separator: "\n").contains { $0.contains("Battery Level") && $0.contains(" %") }
+        }
         try t.keys("q")
         try DemoEndToEndTests.expectRestored(t, exit: 0)
     }
