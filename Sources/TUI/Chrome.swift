@@ -95,8 +95,15 @@ enum Chrome {
     @discardableResult
     static func drawLinkLoss(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) -> Bool {
         guard let loss = s.linkLoss[pid], let p = s.peripherals[pid] else { return false }
-        let text = loss.banner(p.connection, canReconnect: s.replay == nil)
+        var text = loss.banner(p.connection, canReconnect: s.replay == nil)
         guard !text.isEmpty else { return false }
+        // Too wide (60 columns, a long reason): the reason gives way, never the way back.
+        let over = CellGrid.columns(of: text) + 2 - g.width
+        if over > 0 {
+            var cut = loss
+            cut.reason = String(fit(loss.reason, max(4, CellGrid.columns(of: loss.reason) - over)).reversed().drop { $0 == " " }.reversed())
+            text = cut.banner(p.connection, canReconnect: s.replay == nil)
+        }
         let y = g.height - 3
         g.clear(x: 0, y: y, width: g.width, height: 1)
         let x = g.put(" " + text, x: 0, y: y, style: p.connection.isLinkUp ? .accent : .warning, maxWidth: g.width - 1)

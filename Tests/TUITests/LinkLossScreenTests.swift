@@ -52,6 +52,9 @@ struct LinkLossScreenTests {
         // No room for the time at 80 columns: the reason and the way back come first.
         #expect(lines[21] == " ● disconnected (remote device ended the connection) — Enter reconnects")
         #expect(lines[22] == "write (hex 01 ff, or \"text\"): 02▏")
+        // At 60 columns the reason gives way to the way back.
+        let small = T.render(s, 60, 16)
+        #expect(small[13] == " ● disconnected (remote device ended t…) — Enter reconnects")
     }
 
     /// A replay cannot reconnect: the line does not offer it.
