@@ -20,7 +20,8 @@ enum FuzzTarget: String, CaseIterable {
     case dbus
     /// The BlueZ backend against a lying org.bluez (GetManagedObjects, signals, replies).
     case bluez
-    /// Hook targets, headers, URLs and body templates; queue lines; region specs.
+    /// Hook targets, headers, URLs and body templates; queue lines; region specs; the write
+    /// line's history file.
     case hooks
     /// `--secrets FILE`.
     case secrets
@@ -99,7 +100,13 @@ enum FuzzTarget: String, CaseIterable {
             }
             if let v = try? JSONValue.parse(text), let e = FiredEvent(json: v) { out.append(TerminalSafe.text(e.json)) }
             if case let .success(r) = Region.parse(text) { out.append(TerminalSafe.text(r.name)) }
-            return out
+            // A write line's history file (the state directory): only what one could have typed comes back.
+            let history = WriteHistory.parse(b)
+            if history.count > WriteHistory.capacity
+                || history.contains(where: { $0.count > InputLine.limit || $0.unicodeScalars.contains(where: TerminalSafe.isUnsafe) }) {
+                fatalError("a write history line that could not have been typed: \(history.debugDescription)")
+            }
+            return out + history
         case .secrets:
             do {
                 let s = try Secrets.parse(text, name: "secrets")

@@ -71,15 +71,16 @@ enum CharacteristicScreen {
             drawHook(target, s.hookActivity[cid] ?? HookActivity(), y: 9, into: &g)
         }
 
+        let lost = Chrome.drawLinkLoss(s, pid, into: &g)
         if let stream = s.streams[cid] {
-            drawMessages(stream, s, into: &g)
+            drawMessages(stream, s, bottom: g.height - (lost ? 3 : 2), into: &g)
             return
         }
         let count = log?.count ?? 0, failures = log?.failures ?? 0
         g.put("HISTORY", x: 1, y: 10, style: Style(bold: true, dim: true))
         g.put("\(count) value\(count == 1 ? "" : "s")" + (failures > 0 ? ", \(failures) failed" : "") + ", newest first",
               x: 9, y: 10, style: .dimmed)
-        let top = 11, visible = max(0, g.height - 13)
+        let top = 11, visible = max(0, g.height - 13 - (lost ? 1 : 0))
         let history = log?.history ?? []
         let offset = min(s.historyOffset, max(0, history.count - 1))
         for i in 0..<min(visible, max(0, history.count - offset)) {
@@ -141,7 +142,7 @@ enum CharacteristicScreen {
     }
 
     /// Whole messages, newest first: time, size, chunks, and the text (printable).
-    static func drawMessages(_ stream: StreamAssembly, _ s: AppState, into g: inout CellGrid) {
+    static func drawMessages(_ stream: StreamAssembly, _ s: AppState, bottom end: Int, into g: inout CellGrid) {
         g.put("MESSAGES", x: 1, y: 10, style: Style(bold: true, dim: true))
         var info = "\(stream.completed) complete, ending \"\(ValueDecoder.printableText(stream.marker))\""
         if !stream.partial.isEmpty { info += " · receiving: \(stream.partial.count) bytes in \(stream.partialChunks) chunks" }
@@ -149,14 +150,14 @@ enum CharacteristicScreen {
         g.put(info, x: 10, y: 10, style: .dimmed, maxWidth: g.width - 11)
         var y = 11
         for m in stream.messages.reversed() {
-            guard y < g.height - 2 else { break }
+            guard y < end else { break }
             var x = g.put(m.at.clockTime, x: 1, y: y, style: .dimmed)
             x += g.put("  \(m.bytes.count) bytes, \(m.chunks) chunks  ", x: 1 + x, y: y, style: .accent)
             // The first message shown gets the room left on screen; older ones a line each.
             if y == 11 {
                 // Lines of the text, wrapped; the grid makes any control character visible.
                 let width = g.width - 4
-                let bottom = g.height - 2 - min(3, stream.messages.count - 1)
+                let bottom = end - min(3, stream.messages.count - 1)
                 y += 1
                 for line in String(decoding: m.bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
                     var rest = Substring(line)

@@ -42,8 +42,7 @@ enum Chrome {
             case .hook: prompt = "hook (exec CMD · post URL · off): "
             }
             var x = g.put(prompt, x: 0, y: msgY, style: .accent)
-            x += g.put(input.text, x: x, y: msgY)
-            x += g.put("▏", x: x, y: msgY, style: .accent)
+            x = drawLine(input, x: x, y: msgY, room: g.width - x - 1, into: &g)
             if case let .hook(_, cid) = input.purpose, input.text.isEmpty, let current = s.attachedHooks[cid] {
                 x += g.put("  now: " + current.typed, x: x, y: msgY, style: .dimmed)
             }
@@ -89,6 +88,53 @@ enum Chrome {
             g.put("  ✗ " + err, x: x, y: barY, style: Style(color: .red, reverse: true), maxWidth: room - x - 1)
         }
         g.put("? help", x: g.width - 7, y: barY, style: .bar)
+    }
+
+    /// The line above the message line while the link of the screen's peripheral is lost
+    /// (`LinkLoss`): drawn, and true, so the screen keeps that row for it.
+    @discardableResult
+    static func drawLinkLoss(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) -> Bool {
+        guard let loss = s.linkLoss[pid], let p = s.peripherals[pid] else { return false }
+        var text = loss.banner(p.connection, canReconnect: s.replay == nil)
+        guard !text.isEmpty else { return false }
+        // Too wide (60 columns, a long reason): the reason gives way, never the way back.
+        let over = CellGrid.columns(of: text) + 2 - g.width
+        if over > 0 {
+            var cut = loss
+            cut.reason = String(fit(loss.reason, max(4, CellGrid.columns(of: loss.reason) - over)).reversed().drop { $0 == " " }.reversed())
+            text = cut.banner(p.connection, canReconnect: s.replay == nil)
+        }
+        let y = g.height - 3
+        g.clear(x: 0, y: y, width: g.width, height: 1)
+        let x = g.put(" " + text, x: 0, y: y, style: p.connection.isLinkUp ? .accent : .warning, maxWidth: g.width - 1)
+        let when = "  since " + loss.at.clockTime
+        if !p.connection.isLinkUp, x + CellGrid.columns(of: when) < g.width { g.put(when, x: x, y: y, style: .dimmed) }
+        return true
+    }
+
+    /// The line's text with the cursor (▏) before the character it is on; a line wider
+    /// than `room` shows the part around the cursor, cut ends marked with …. Returns the
+    /// column after it.
+    static func drawLine(_ input: InputLine, x: Int, y: Int, room: Int, into g: inout CellGrid) -> Int {
+        let chars = Array(input.text)
+        let cursor = min(input.cursor, chars.count)
+        func width(_ cs: ArraySlice<Character>) -> Int { cs.reduce(0) { $0 + CellGrid.columns(of: String($1)) } }
+        var start = 0, end = chars.count
+        if width(chars[...]) + 1 > room, room > 4 {
+            // The cursor a quarter from the right end, or at the end; the rest fills the room.
+            start = cursor
+            while start > 0, width(chars[(start - 1)..<cursor]) + 2 <= room * 3 / 4 { start -= 1 }
+            end = cursor
+            while end < chars.count, width(chars[start..<(end + 1)]) + 3 <= room { end += 1 }
+            while start > 0, width(chars[(start - 1)..<end]) + 3 <= room { start -= 1 }
+        }
+        var cx = x
+        if start > 0 { cx += g.put("…", x: cx, y: y, style: .dimmed) }
+        cx += g.put(String(chars[start..<cursor]), x: cx, y: y)
+        cx += g.put("▏", x: cx, y: y, style: .accent)
+        cx += g.put(String(chars[cursor..<end]), x: cx, y: y)
+        if end < chars.count { cx += g.put("…", x: cx, y: y, style: .dimmed) }
+        return cx
     }
 
     /// As many of the " · "-separated items as fit in `width` columns, whole.

@@ -21,10 +21,12 @@ enum DeviceScreen {
 
         let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
         guard !rows.isEmpty else {
+            Chrome.drawLinkLoss(s, pid, into: &g)
             g.put(p.services == nil ? "Resolving services…" : "No services.", x: 2, y: 3, style: .dimmed)
             return
         }
-        let top = 3, visible = max(0, g.height - 5)
+        let lost = Chrome.drawLinkLoss(s, pid, into: &g)
+        let top = 3, visible = max(0, g.height - 5 - (lost ? 1 : 0))
         let cursor = rows.firstIndex { $0.id == s.device.cursor } ?? 0
         let first = scrollTop(index: cursor, count: rows.count, visible: visible)
         let nameW = max(20, min(40, g.width - 44))

@@ -222,7 +222,7 @@ struct CommandVerb: VerbParser {
         switch name {
         case "scan":
             need(0, "scan [--duration S] [--json]")
-            return .command(.scan(duration: duration ?? 5))
+            return .command(.scan(duration: duration))   // none: live, until stopped
         case "services":
             need(1, "services ADDRESS [--json]")
             return .command(.services(address: parseAddress(rest[0])))

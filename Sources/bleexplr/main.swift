@@ -100,7 +100,7 @@ case let .command(job, messageFile):
     if case .monitor = job {
         code = runMonitor(options.regions, command, json: options.json, recordTo: options.record)
     } else {
-        code = command.run(recordTo: options.record)
+        code = command.run(recordTo: options.record, ticks: job == .scan(duration: nil))   // a live scan ages devices out
     }
     connection?.close()
     finish(code)

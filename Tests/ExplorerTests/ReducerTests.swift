@@ -52,15 +52,15 @@ struct NavigationTests {
         #expect(s.route == .scan)
     }
 
-    @Test func droppedLinkReturnsToScanListWithTheReason() {
+    @Test func droppedLinkKeepsTheScreenWithTheReason() {
         var s = Fixture.connectedHRM()
         _ = Reducer.reduce(&s, .cursorMoved(.down))
         _ = Reducer.reduce(&s, .rowActivated)
         #expect(s.route == .characteristic(Fixture.hrm, Fixture.hrmChar))
         Fixture.apply(&s, .notifyChanged(Fixture.hrmChar, enabled: true, nil))
         Fixture.apply(&s, .disconnected(Fixture.hrm, .timeout), after: 3)
-        #expect(s.route == .scan)
-        #expect(s.scan.cursor == Fixture.hrm)
+        #expect(s.route == .characteristic(Fixture.hrm, Fixture.hrmChar))
+        #expect(s.linkLoss[Fixture.hrm] == LinkLoss(reason: "connection timed out", at: s.now, subscriptions: [Fixture.hrmChar]))
         #expect(s.alert?.level == .warning)
         #expect(s.alert?.message == "Demo HRM disconnected: connection timed out")
         #expect(s.subscriptions.isEmpty)
@@ -278,7 +278,9 @@ struct CharacteristicTests {
         #expect(Reducer.reduce(&s, .notifyToggled) == [.backend(.setNotify(Fixture.hrm, Fixture.hrmChar, false))])
         _ = Reducer.reduce(&s, .writeStarted)
         for ch in "01 ff" { _ = Reducer.reduce(&s, .inputEdited(.insert(String(ch)))) }
-        #expect(Reducer.reduce(&s, .inputSubmitted) == [.backend(.write(Fixture.hrm, Fixture.hrmChar, [0x01, 0xFF], .request))])
+        // The value joins the characteristic's write history, saved in the state directory.
+        #expect(Reducer.reduce(&s, .inputSubmitted) == [.backend(.write(Fixture.hrm, Fixture.hrmChar, [0x01, 0xFF], .request)),
+                                                        .saveWriteHistory(key: "E41C225D9011-2a37", ["01 ff"])])
         #expect(s.input == nil)
     }
 

@@ -112,9 +112,9 @@ struct SimulationTests {
         let values = log.history.filter { $0.error == nil }.map(\.bytes)
         #expect(values.count >= 3)
         for v in values { #expect(ValueDecoder.decode("2A37", v)?.contains(" bpm") == true) }
-        w.handle(.disconnect(Fixture.hrm), at: 9)
+        for e in Reducer.reduce(&s, .disconnectRequested) { if case let .backend(c) = e { w.handle(c, at: 9) } }
         _ = Self.run(w, &s, to: 10)
-        #expect(s.route == .scan)
+        #expect(s.route == .scan)   // asked for (d): back to the list
         #expect(s.peripherals[Fixture.hrm]?.connection == .disconnected)
     }
 
@@ -129,7 +129,9 @@ struct SimulationTests {
         let events = Self.run(w, &s, to: 20)
         #expect(events.contains(.connecting(flaky, attempt: 2)))
         #expect(events.contains(.disconnected(flaky, .timeout)))
-        #expect(s.route == .scan)
+        // Lost, not asked for: the device screen stays, marked, and Enter connects again.
+        #expect(s.route == .device(flaky))
+        #expect(s.linkLoss[flaky]?.reason == "connection timed out")
         #expect(s.alert?.message == "Demo Flaky disconnected: connection timed out")
     }
 

@@ -22,7 +22,7 @@ struct EventLogTests {
     }
 
     @Test func theReducerLogsWhatHappenedAndNotEveryNotification() {
-        let s = Self.session()
+        var s = Self.session()
         let texts = s.log.entries.map(\.text)
         #expect(texts.contains("Connected to Demo HRM"))
         #expect(texts.contains("Read 1 byte from Body Sensor Location: 01"))
@@ -31,7 +31,8 @@ struct EventLogTests {
         #expect(texts.last == "Demo HRM disconnected: connection timed out")
         #expect(!texts.contains { $0.contains("bpm") })        // values are the history's, not the log's
         #expect(s.log.entries.filter(\.problem).map(\.text).count == 2)
-        // Kept when the route changes (the link loss sent it back to the scan list).
+        // Kept when the route changes.
+        _ = Reducer.reduce(&s, .backRequested)
         #expect(s.route == .scan && s.log.total == texts.count)
     }
 
@@ -65,7 +66,7 @@ struct EventLogTests {
         #expect(lines[3].contains("Demo HRM disconnected") && lines[4].contains("Write Body Sensor Location failed"))
         #expect(Keymap.action(for: .char("r"), in: s) == nil)
         _ = Reducer.reduce(&s, Keymap.action(for: .escape, in: s)!)
-        #expect(!s.log.shown && s.route == .scan)
+        #expect(!s.log.shown && s.route == .device(T.hrm))   // kept after the link loss
     }
 
     @Test func aLongLogScrollsAtSixtyBySixteen() {

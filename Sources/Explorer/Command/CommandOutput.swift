@@ -5,6 +5,8 @@
 public enum CommandOutput: Equatable, Sendable {
     /// `scan --duration`: the devices heard, in the scan list's order.
     case devices([Peripheral])
+    /// `scan` without `--duration`: a device heard, changed or gone.
+    case scanEvent(LiveScan.Event)
     /// `decode`: raw advertising bytes, parsed.
     case decoded(DecodeReport)
     case services(ServicesReport)

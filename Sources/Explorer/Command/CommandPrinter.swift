@@ -31,6 +31,15 @@ public struct CommandPrinter: Sendable {
                 let others = p.advertisement.beacons.compactMap(\.identity).flatMap { groups[$0] ?? [] }
                 return out(Self.deviceJSON(p, keys: keys, sameEmitter: Array(Set(others)).filter { $0 != p.address }.sorted()))
             }
+        case let .scanEvent(e):
+            guard json else {
+                let tag = ["new": "NEW", "change": "CHG", "gone": "DEL"][e.kind.rawValue]!
+                return [out("\(e.at.clockTime)  \(tag)  " + Self.deviceText(e.peripheral, keys: keys))]
+            }
+            var head = JSONLine()
+            head.string("t", e.at.iso8601); head.string("event", e.kind.rawValue)
+            if !e.changed.isEmpty { head.strings("changed", e.changed) }
+            return [out(Self.deviceJSON(e.peripheral, keys: keys, before: head))]
         case let .decoded(report):
             return json ? [out(Self.decodedJSON(report))] : Self.decodedText(report).map(out)
         case let .services(report):
@@ -123,8 +132,9 @@ public struct CommandPrinter: Sendable {
 
     /// Everything the stack gave about a device's advertising, whole (`advertisement`).
     /// `sameEmitter`: the other addresses the same beacon was heard under.
-    static func deviceJSON(_ p: Peripheral, keys: [String: Bytes] = [:], sameEmitter: [String] = []) -> String {
-        var j = JSONLine()
+    /// `before`: fields that come first (a live scan's `t`, `event`, `changed`).
+    static func deviceJSON(_ p: Peripheral, keys: [String: Bytes] = [:], sameEmitter: [String] = [], before: JSONLine = JSONLine()) -> String {
+        var j = before
         j.string("address", p.address); j.string("name", p.name); j.int("rssi", p.rssi)
         j.bool("connectable", p.connectable)
         j.string("addressType", p.bond.addressType)

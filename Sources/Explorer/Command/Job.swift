@@ -2,8 +2,9 @@
 /// none; `scan`, `services`, `read`, `write`, `notify`, `watch`, `monitor` and
 /// `bench-ingest` each run one, on the same store and reducer as the app.
 public enum Job: Equatable, Sendable {
-    /// List what is heard for `duration` seconds.
-    case scan(duration: Double)
+    /// List what is heard for `duration` seconds; without one, a line per device heard,
+    /// changed or gone, until stopped (`LiveScan`).
+    case scan(duration: Double?)
     case services(address: String)
     /// `offset`: read from there on (0: the whole value).
     case read(address: String, uuid: BLEUUID, offset: UInt16)
@@ -41,8 +42,9 @@ public enum Job: Equatable, Sendable {
     public var isOpenEnded: Bool {
         switch self {
         case let .notify(_, _, count, _, until): return count == nil && until == nil
+        case let .scan(duration): return duration == nil
         case .watch, .monitor, .scanUntilNamed: return true
-        case .scan, .services, .read, .write, .pair: return false
+        case .services, .read, .write, .pair: return false
         }
     }
 }
@@ -92,6 +94,8 @@ public struct JobState: Equatable, Sendable {
     public var lastFired: Timestamp?
     /// `monitor`: beacons already warned about (heard without an RSSI).
     public var unmeasuredWarned = 0
+    /// `scan` without `--duration`: what its last line said about each device.
+    var printed: [PeripheralID: LiveScan.Mark] = [:]
 
     public init(job: Job) { self.job = job }
 
@@ -102,4 +106,7 @@ public struct JobState: Equatable, Sendable {
 
     /// Still looking for the device it names among the advertisements heard.
     var isFindingDevice: Bool { phase == .finding && job.address != nil }
+
+    /// `scan` without `--duration`.
+    var isLiveScan: Bool { job == .scan(duration: nil) }
 }

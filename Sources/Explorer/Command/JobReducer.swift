@@ -13,7 +13,8 @@ enum JobReducer {
         // A run of advertisements concerns a command only while it looks for the device it
         // names, or when the app turned them into region changes: the job is not copied
         // out and back for every other run (about 1 % of a signal storm's time).
-        if case .backend(.advertisementsReceived, _) = action, effects.isEmpty, s.job?.isFindingDevice != true { return [] }
+        if case .backend(.advertisementsReceived, _) = action, effects.isEmpty, s.job?.isFindingDevice != true,
+           s.job?.isLiveScan != true { return [] }
         guard var job = s.job, job.exitCode == nil else { return [] }
         var out: [Effect] = []
         switch action {
@@ -28,7 +29,7 @@ enum JobReducer {
         case let .hookReported(report, nil):
             if case .watch = job.job { out = [.output(.watch(event: "hook", message: report.text, seq: report.seq))] }
         case .tick:
-            out = warnUnmeasured(s, &job)
+            out = warnUnmeasured(s, &job) + LiveScan.gone(s, &job)
         default:
             break
         }
@@ -47,7 +48,7 @@ enum JobReducer {
 
     static func started(_ job: inout JobState) -> [Effect] {
         switch job.job {
-        case let .scan(duration): return [.startTimer(.duration, after: duration)]
+        case let .scan(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case .scanUntilNamed, .watch: return []
         case .services, .read, .write, .notify, .pair: return [.startTimer(.find, after: findTimeout)]
@@ -59,6 +60,12 @@ enum JobReducer {
     static func backend(_ s: inout AppState, _ job: inout JobState, _ event: BackendEvent, at: Timestamp) -> [Effect] {
         let target = job.target
         switch event {
+        case let .advertisementReceived(report) where job.isLiveScan:
+            return LiveScan.heard(s, &job, [report.id], at: at)
+        case let .advertisementsReceived(reports) where job.isLiveScan:
+            return LiveScan.heard(s, &job, reports.map(\.id), at: at)
+        case .peripheralRemoved where job.isLiveScan:
+            return LiveScan.gone(s, &job)
         case let .advertisementReceived(report):
             if case let .scanUntilNamed(marker) = job.job, report.name == marker {
                 job.phase = .done(exitCode: 0)

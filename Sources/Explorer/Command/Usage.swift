@@ -24,11 +24,12 @@ public enum Usage {
 
     /// One line a status: `  3  no bus (...)`; then the signals'.
     public static let exitCodes = (ExitCode.allCases.map { "  \($0.rawValue)    \($0.meaning)" }
-        + ["  130  interrupted by Ctrl-C (0 for watch, monitor, notify without --count); 129 SIGHUP, 143 SIGTERM"]).joined(separator: "\n")
+        + ["  130  interrupted by Ctrl-C (0 for watch, monitor, notify without --count, scan without --duration); 129 SIGHUP, 143 SIGTERM"]).joined(separator: "\n")
 
     public static let text = """
 usage: bleexplr [OPTIONS]                          the full-screen explorer
-       bleexplr [OPTIONS] scan [--duration S] [--json]
+       bleexplr [OPTIONS] scan [--duration S] [--json]   without S: a line per device heard,
+                changed or gone, until stopped (as bluetoothctl's scan on)
        bleexplr [OPTIONS] services ADDRESS [--json]
        bleexplr [OPTIONS] pair ADDRESS [--passkey N] [--confirm yes|no]   exit 0 when paired
        bleexplr [OPTIONS] read ADDRESS UUID [--offset N] [--json]   N: from byte N on
@@ -94,10 +95,12 @@ Hooks (watch, and `a` on a characteristic screen in the app):
   --version          print the version
   -h, --help         this help
 
-Keys in the app: arrows or j/k move, Enter connects/opens, Esc goes back, / filters,
-a attaches a hook to a characteristic, b shows iBeacon regions, e pairs, t trusts,
-B blocks, X forgets a device, ? lists every key,
-q quits. In the demo, SIGUSR1 presses the iTag's button. In a
+Keys in the app: arrows or j/k move, Enter connects/opens (reconnects after a link
+loss), Esc goes back, / filters, r n w read, notify, write (on a tree row too), A reads
+all, a attaches a hook to a characteristic, b shows iBeacon regions, e pairs, t trusts,
+B blocks, X forgets a device, ? lists every key, q quits. Prompts edit as readline
+does; up and down in the write prompt bring back the values written before (kept in
+~/.local/state/bleexplr/writes). In the demo, SIGUSR1 presses the iTag's button. In a
 replay: p pauses, x cycles the speed (1x, 10x, max), [ ] seek 10 s, { } a minute.
 The app needs a terminal of at least 60x16 (smaller, it refuses to start with status 3);
 in a locale without UTF-8 (LANG=C) it draws in ASCII, every column in its place.

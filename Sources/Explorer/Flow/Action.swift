@@ -31,10 +31,12 @@ public enum Action: Equatable, Sendable {
     case hideUnnamedToggled
     case minRSSIChanged(step: Int)
     case filterStarted
-    case inputEdited(InputEdit)
+    case inputEdited(LineEdit)
     case inputSubmitted
     case inputCancelled
     case readRequested
+    /// `A` on the device screen: read every readable characteristic.
+    case readAllRequested
     case writeStarted
     case notifyToggled
     case formatCycled(forward: Bool)
@@ -109,6 +111,8 @@ public enum Action: Equatable, Sendable {
     case replayChanged(ReplayStatus)
     /// A replay went back to its start to seek back: what it showed is forgotten.
     case replayRewound(ReplayStatus)
+    /// The values written before to a characteristic (`WriteHistory.key`), read from the state directory.
+    case writeHistoryLoaded(key: String, [String])
 }
 
 /// What the reducer asks the outside world to do. Data, not calls: tests compare them.
@@ -133,6 +137,9 @@ public enum Effect: Equatable, Sendable {
     /// Fire `.jobTimerFired(timer)` after this many seconds (replacing one already set).
     case startTimer(JobTimer, after: Double)
     case cancelTimer(JobTimer)
+    /// Read (`.writeHistoryLoaded` comes back) or save a characteristic's write history.
+    case loadWriteHistory(key: String)
+    case saveWriteHistory(key: String, [String])
     /// The command is done: exit with this status.
     case finish(exitCode: Int32)
     case quit

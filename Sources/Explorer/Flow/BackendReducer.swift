@@ -32,7 +32,7 @@ enum BackendReducer {
         case let .descriptorRead(did, result):
             // An unreadable descriptor only costs its label; the recording keeps the error.
             if case let .success(bytes) = result { s.descriptorValues[did] = Array(bytes.prefix(512)) }
-            ConnectionReducer.descriptorRead(&s, did)
+            return ConnectionReducer.descriptorRead(&s, did)
         case let .connectFailed(id, error):
             ConnectionReducer.connectFailed(&s, id, error)
         case let .disconnected(id, reason):

@@ -60,10 +60,7 @@ enum ConnectionReducer {
             .filter { $0.uuid == "2901" || $0.uuid == "2904" }
         if p.connection != .disconnecting { p.connection = owed.isEmpty ? .connected : .readingDescriptors }
         s.peripherals[id] = p
-        guard !owed.isEmpty else {
-            ready(&s, id)
-            return []
-        }
+        guard !owed.isEmpty else { return ready(&s, id) }
         s.descriptorReads[id] = Set(owed.map(\.id))
         if s.pendingConnection == id { s.alert = Alert(.info, "Reading descriptors of \(p.displayName)…", at: s.now) }
         return owed.map { .backend(.readDescriptor(id, $0.id)) }
@@ -71,24 +68,52 @@ enum ConnectionReducer {
 
     /// A descriptor read came back (or failed: an unreadable descriptor only costs its
     /// label). The last one owed makes its peripheral ready.
-    static func descriptorRead(_ s: inout AppState, _ did: AttributeID) {
-        guard let id = s.descriptorReads.first(where: { $0.value.contains(did) })?.key else { return }
+    static func descriptorRead(_ s: inout AppState, _ did: AttributeID) -> [Effect] {
+        guard let id = s.descriptorReads.first(where: { $0.value.contains(did) })?.key else { return [] }
         s.descriptorReads[id]?.remove(did)
-        guard s.descriptorReads[id]?.isEmpty == true else { return }
+        guard s.descriptorReads[id]?.isEmpty == true else { return [] }
         s.descriptorReads[id] = nil
         if s.peripherals[id]?.connection == .readingDescriptors { s.peripherals[id]?.connection = .connected }
-        ready(&s, id)
+        return ready(&s, id)
     }
 
     /// Connected, services resolved, descriptors read: the device screen opens by itself
-    /// when the user asked for this connection.
-    static func ready(_ s: inout AppState, _ id: PeripheralID) {
+    /// when the user asked for this connection. After a link loss the screen that stayed
+    /// open stays, and the subscriptions that were on are turned on again.
+    static func ready(_ s: inout AppState, _ id: PeripheralID) -> [Effect] {
         // Not when the user gave up meanwhile (Esc while reading: the link is going down).
-        guard s.pendingConnection == id, let p = s.peripherals[id], p.connection == .connected else { return }
-        s.pendingConnection = nil
-        s.route = .device(id)
-        s.device = DeviceScreenState(cursor: DeviceTree.rows(p, collapsed: []).first?.id)
-        s.alert = Alert(.info, "Connected to \(p.displayName)", at: s.now)
+        guard let p = s.peripherals[id], p.connection == .connected else { return [] }
+        let loss = s.linkLoss.removeValue(forKey: id)
+        let kept = loss != nil && Reducer.routeShows(s.route, id)
+        if s.pendingConnection == id {
+            s.pendingConnection = nil
+            if !kept {
+                s.route = .device(id)
+                s.device = DeviceScreenState(cursor: DeviceTree.rows(p, collapsed: []).first?.id)
+            }
+            s.alert = Alert(.info, (loss == nil ? "Connected to " : "Reconnected to ") + p.displayName, at: s.now)
+        } else if loss == nil {
+            return []
+        }
+        if kept { keepPlace(&s, p) }
+        // A replay plays the subscriptions as they were recorded; a command makes its own.
+        guard let loss, s.replay == nil, s.job == nil else { return [] }
+        let characteristics = p.services?.flatMap(\.characteristics) ?? []
+        let again = characteristics.filter { loss.subscriptions.contains($0.id) && $0.properties.canSubscribe }.map(\.id)
+        guard !again.isEmpty else { return [] }
+        s.alert = Alert(.info, "Reconnected to \(p.displayName); turning \(again.count) subscription\(again.count == 1 ? "" : "s") on again",
+                        at: s.now)
+        return again.map { .backend(.setNotify(id, $0, true)) }
+    }
+
+    /// The screen kept across a link loss, against the services resolved again: a
+    /// characteristic that is gone goes back to the tree, a cursor that is gone to its top.
+    static func keepPlace(_ s: inout AppState, _ p: Peripheral) {
+        if case let .characteristic(pid, cid) = s.route, p.characteristic(cid) == nil {
+            s.route = .device(pid)
+        }
+        let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
+        if !rows.contains(where: { $0.id == s.device.cursor }) { s.device.cursor = rows.first?.id }
     }
 
     static func connectFailed(_ s: inout AppState, _ id: PeripheralID, _ error: BackendError) {
@@ -104,18 +129,30 @@ enum ConnectionReducer {
         s.peripherals[id]?.connection = .failed(reason: error.description)
         if s.pendingConnection == id { s.pendingConnection = nil }
         Reducer.fail(&s, "Connection to \(name) failed: \(error)")
-        if Reducer.routeShows(s.route, id) { s.route = .scan; s.scan.cursor = id }
+        guard Reducer.routeShows(s.route, id) else { return }
+        // Reconnecting after a link loss: the screen stays, and says why it is still down.
+        if s.linkLoss[id] != nil {
+            s.linkLoss[id]?.reason = "reconnecting failed: \(error)"
+            s.linkLoss[id]?.at = s.now
+        } else {
+            s.route = .scan
+            s.scan.cursor = id
+        }
     }
 
     static func disconnected(_ s: inout AppState, _ id: PeripheralID, _ reason: DisconnectReason) {
         guard var p = s.peripherals[id] else { return }
+        // `d`, or Esc while connecting: the user's own; anything else is a link lost.
+        let asked = p.connection == .disconnecting
         p.connection = .disconnected
         s.peripherals[id] = p
         s.descriptorReads[id] = nil
         // Still pending: the user gave up before the device was ready (Esc while connecting).
         let cancelled = s.pendingConnection == id
         if s.pendingConnection == id { s.pendingConnection = nil }
-        for c in p.services?.flatMap(\.characteristics) ?? [] { s.subscriptions.remove(c.id) }
+        let characteristics = p.services?.flatMap(\.characteristics).map(\.id) ?? []
+        let wereOn = Set(characteristics.filter { s.subscriptions.contains($0) })
+        for c in characteristics { s.subscriptions.remove(c) }
         let message = "\(p.displayName) disconnected: \(reason)"
         if reason == .local {
             s.alert = Alert(.info, cancelled ? "Connection to \(p.displayName) cancelled" : "Disconnected from \(p.displayName)", at: s.now)
@@ -123,10 +160,48 @@ enum ConnectionReducer {
             s.alert = Alert(.warning, message, at: s.now)
             s.lastError = message
         }
-        if Reducer.routeShows(s.route, id) {
-            s.route = .scan
-            s.scan.cursor = id
-            s.input = nil
+        if asked { s.linkLoss[id] = nil }
+        guard Reducer.routeShows(s.route, id) else { return }
+        // The device or characteristic screen keeps its place, its history and a half-typed
+        // line (a command has no screen to keep; details only shows the advertisement).
+        if !asked, s.job == nil, keepsPlace(s.route) {
+            let before = s.linkLoss[id]?.subscriptions ?? []
+            s.linkLoss[id] = LinkLoss(reason: reason.description, at: s.now, subscriptions: before.union(wereOn))
+            return
         }
+        s.route = .scan
+        s.scan.cursor = id
+        s.input = nil
+    }
+
+    static func keepsPlace(_ route: Route) -> Bool {
+        switch route {
+        case .device, .characteristic: return true
+        case .scan, .details, .regions: return false
+        }
+    }
+
+    /// Enter on a screen kept after a link loss (or a line submitted there): connect again.
+    static func reconnect(_ s: inout AppState, _ id: PeripheralID) -> [Effect] {
+        guard let p = s.peripherals[id] else { return [] }
+        if p.connection.isLinkUp || p.connection.isConnecting {
+            s.alert = Alert(.info, "Still connecting to \(p.displayName)…", at: s.now)
+            return []
+        }
+        return connect(&s, id)
+    }
+
+    /// Whether a GATT operation can go out to `id` now; if not, the user is told why and
+    /// how to get the link back.
+    static func linkReady(_ s: inout AppState, _ id: PeripheralID) -> Bool {
+        guard let p = s.peripherals[id] else { return false }
+        switch p.connection {
+        case .connected, .readingDescriptors: return true
+        case .disconnected, .failed:
+            s.alert = Alert(.warning, "\(p.displayName) is disconnected: Enter reconnects", at: s.now)
+        case .connecting, .resolvingServices, .disconnecting:
+            s.alert = Alert(.info, "\(p.displayName) is \(p.connection.label)…", at: s.now)
+        }
+        return false
     }
 }

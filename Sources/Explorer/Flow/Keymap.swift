@@ -39,7 +39,19 @@ public struct KeyBinding: Sendable {
     /// Its word on the hint line of this screen in this state, if the line offers it.
     func hint(_ scope: KeyScope, _ s: AppState) -> String? {
         if replayOnly && s.replay == nil { return nil }
-        if !needs.isEmpty, let (_, c) = Reducer.openCharacteristic(s), c.properties.intersection(needs).isEmpty { return nil }
+        // A screen kept after a link loss: Enter connects again.
+        if action == .rowActivated, s.replay == nil, scope == .device || scope == .characteristic,
+           let id = s.route.peripheral, let p = s.peripherals[id], Reducer.linkDown(p) { return "Enter reconnect" }
+        if !needs.isEmpty {
+            // On the tree, only on a characteristic row that allows it.
+            let target = scope == .device ? Reducer.targetCharacteristic(s) : Reducer.openCharacteristic(s)
+            if let (_, c) = target, c.properties.intersection(needs).isEmpty { return nil }
+            if target == nil, scope == .device { return nil }
+        }
+        if action == .readAllRequested, let id = s.route.peripheral,
+           !(s.peripherals[id]?.services ?? []).contains(where: { $0.characteristics.contains { $0.properties.contains(.read) } }) {
+            return nil
+        }
         return (s.replay == nil ? hints : replayHints ?? hints)[scope]
     }
 
@@ -95,13 +107,15 @@ public enum Keymap {
             KeyBinding([.char("d")], .disconnectRequested, hints: [.device: "d disconnect"], replayHints: [:]),
             KeyBinding([.tab], .collapseToggled, hints: [.device: "Tab fold"]),
         ]),
-        KeyRow(label: "r w", help: "read; write hex (01 ff) or \"text\"", bindings: [
-            KeyBinding([.char("r")], .readRequested, needs: .read, hints: [.characteristic: "r read"], replayHints: [:]),
+        KeyRow(label: "r w A", help: "read; write hex (01 ff) or \"text\"; A reads all", bindings: [
+            KeyBinding([.char("r")], .readRequested, needs: .read, hints: [.device: "r read", .characteristic: "r read"],
+                       replayHints: [:]),
             KeyBinding([.char("w")], .writeStarted, needs: [.write, .writeWithoutResponse], hints: [.characteristic: "w write"],
                        replayHints: [:]),
+            KeyBinding([.char("A")], .readAllRequested, on: [.device], hints: [.device: "A read all"], replayHints: [:]),
         ]),
         KeyRow(label: "n f F", help: "notify on/off; format decoded/hex/text/ints/floats", bindings: [
-            KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.characteristic: "n notify"],
+            KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.device: "n notify", .characteristic: "n notify"],
                        replayHints: [:]),
             KeyBinding([.char("f")], .formatCycled(forward: true), hints: [.characteristic: "f format"]),
             KeyBinding([.char("F")], .formatCycled(forward: false)),
@@ -139,10 +153,8 @@ public enum Keymap {
                        hints: [.details: "Esc back", .device: "Esc back", .characteristic: "Esc back",
                                .regions: "b or Esc back"]),
         ]),
-        KeyRow(label: "?", help: "this help", bindings: [
+        KeyRow(label: "? q Ctrl-C Ctrl-L", help: "help; quit (in a prompt Ctrl-C cancels it); repaint", bindings: [
             KeyBinding([.char("?")], .helpToggled, hints: [.scan: "? help", .details: "? help", .device: "? help"]),
-        ]),
-        KeyRow(label: "q Ctrl-C Ctrl-L", help: "quit (in a prompt Ctrl-C cancels it); repaint", bindings: [
             KeyBinding([.char("q"), .ctrl("c")], .quitRequested, hints: [.scan: "q quit"]),
             KeyBinding([.ctrl("l")], .repaintRequested),
         ]),
@@ -178,7 +190,7 @@ public enum Keymap {
     }
 
     /// (keys, what they do) for the help overlay.
-    public static var help: [(String, String)] { rows.map { ($0.label, $0.help) } }
+    public static var help: [(String, String)] { rows.map { ($0.label, $0.help) } + [promptRow] }
 
     /// While the help is shown: q quits, the moving keys scroll it, any other key closes it.
     static func helpAction(_ key: Key) -> Action? {
@@ -238,22 +250,36 @@ public enum Keymap {
         }
     }
 
-    /// While a prompt is open (filter, write, hook): it edits the line.
+    /// While a prompt is open (filter, write, hook): it edits the line, with readline's
+    /// keys; ↑ ↓ go through the values written before (the write line's history).
     static func inputAction(_ key: Key) -> Action? {
         switch key {
         case .enter: return .inputSubmitted
         case .escape, .ctrl("c"): return .inputCancelled
-        case .backspace, .delete: return .inputEdited(.deleteBackward)
-        case .ctrl("u"): return .inputEdited(.clear)
+        case .backspace, .ctrl("h"): return .inputEdited(.deleteBackward)
+        case .delete, .ctrl("d"): return .inputEdited(.deleteForward)
+        case .ctrl("w"): return .inputEdited(.deleteWordBackward)
+        case .ctrl("u"): return .inputEdited(.deleteToStart)
+        case .ctrl("k"): return .inputEdited(.deleteToEnd)
+        case .left, .ctrl("b"): return .inputEdited(.left)
+        case .right, .ctrl("f"): return .inputEdited(.right)
+        case .home, .ctrl("a"): return .inputEdited(.home)
+        case .end, .ctrl("e"): return .inputEdited(.end)
+        case .up, .ctrl("p"): return .inputEdited(.recall(older: true))
+        case .down, .ctrl("n"): return .inputEdited(.recall(older: false))
         case .ctrl("l"): return .repaintRequested
         case let .char(c): return .inputEdited(.insert(String(c)))
         default: return nil
         }
     }
 
+    /// The prompts' keys (`inputAction`), a row of the help and the README's key table.
+    public static let promptRow = (label: "← → ^A ^E ^W ^U ↑↓",
+                                   help: "in a prompt: move, Home/End, cut word/line, history")
+
     /// The README's key table (Markdown), as `Keymap.rows` says it.
     public static var markdownTable: String {
-        (["| key | does |", "|---|---|"] + rows.map { "| `\($0.label)` | \($0.help.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|")) |" })
+        (["| key | does |", "|---|---|"] + help.map { "| `\($0.0)` | \($0.1.split(separator: "|", omittingEmptySubsequences: false).joined(separator: "\\|")) |" })
             .joined(separator: "\n")
     }
 }

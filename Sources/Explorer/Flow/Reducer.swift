@@ -78,15 +78,19 @@ public enum Reducer {
             s.input = nil
             return []
         case .readRequested:
-            guard let (p, c) = openCharacteristic(&s, needs: .read, else: "cannot be read") else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: .read, else: "cannot be read", fromTree: true),
+                  ConnectionReducer.linkReady(&s, p) else { return [] }
             return [.backend(.read(p, c.id))]
         case .writeStarted:
-            guard let (p, c) = openCharacteristic(&s, needs: [.write, .writeWithoutResponse], else: "cannot be written") else { return [] }
-            s.input = InputLine(purpose: .write(p, c.id))
-            return []
+            guard let (p, c) = openCharacteristic(&s, needs: [.write, .writeWithoutResponse], else: "cannot be written",
+                                                  fromTree: true) else { return [] }
+            return startWrite(&s, p, c)
         case .notifyToggled:
-            guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
+            guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription, fromTree: true),
+                  ConnectionReducer.linkReady(&s, p) else { return [] }
             return [.backend(.setNotify(p, c.id, !s.subscriptions.contains(c.id)))]
+        case .readAllRequested:
+            return readAll(&s)
         case let .formatCycled(forward):
             guard let (_, c) = openCharacteristic(s) else { return [] }
             let current = s.valueFormats[c.id] ?? .decoded
@@ -173,6 +177,13 @@ public enum Reducer {
             s.forgetRecordedWorld(now: status.start)
             s.replay = status
             return []
+        case let .writeHistoryLoaded(key, values):
+            s.writeHistory.loaded(key, values)
+            if var input = s.input, case let .write(pid, cid) = input.purpose, writeHistoryKey(s, pid, cid) == key {
+                input.history = s.writeHistory[key]
+                s.input = input
+            }
+            return []
         case let .backend(event, at):
             if at > s.now { s.now = at }
             let effects = BackendReducer.reduce(&s, event, at: at)
@@ -219,18 +230,43 @@ public enum Reducer {
         return (pid, c)
     }
 
+    /// The characteristic a key acts on: the open one, or on the device screen the one
+    /// under the cursor (`r`, `n` and `w` act from the tree).
+    static func targetCharacteristic(_ s: AppState) -> (PeripheralID, GATTCharacteristic)? {
+        if let open = openCharacteristic(s) { return open }
+        guard case let .device(pid) = s.route, let cursor = s.device.cursor,
+              let (_, c) = s.peripherals[pid]?.characteristic(cursor) else { return nil }
+        return (pid, c)
+    }
+
     static let noSubscription = "has no notifications or indications"
 
-    /// The open characteristic, if it has one of the properties `needs`; if it has none,
-    /// a warning says so (the hint line does not offer the key, but it can be pressed).
-    static func openCharacteristic(_ s: inout AppState, needs: CharacteristicProperties,
-                                   else refusal: String) -> (PeripheralID, GATTCharacteristic)? {
-        guard let (p, c) = openCharacteristic(s) else { return nil }
+    /// The open characteristic (or `fromTree`, the tree's under the cursor), if it has one
+    /// of the properties `needs`; if it has none, a warning says so (the hint line does not
+    /// offer the key, but it can be pressed).
+    static func openCharacteristic(_ s: inout AppState, needs: CharacteristicProperties, else refusal: String,
+                                   fromTree: Bool = false) -> (PeripheralID, GATTCharacteristic)? {
+        guard let (p, c) = fromTree ? targetCharacteristic(s) : openCharacteristic(s) else { return nil }
         guard c.properties.intersection(needs).isEmpty else { return (p, c) }
         let name = AssignedNumbers.characteristicName(c.uuid) ?? c.uuid.description
         let flags = c.properties.flagNames.isEmpty ? "none" : c.properties.flagNames.joined(separator: ", ")
         s.alert = Alert(.warning, "\(name) \(refusal) (properties: \(flags))", at: s.now)
         return nil
+    }
+
+    /// `A` on the device screen: every characteristic that can be read, read once; each
+    /// value shows on its row (and in its history) as it comes.
+    static func readAll(_ s: inout AppState) -> [Effect] {
+        guard case let .device(pid) = s.route, let p = s.peripherals[pid] else { return [] }
+        let readable = (p.services ?? []).flatMap(\.characteristics).filter { $0.properties.contains(.read) }
+        guard !readable.isEmpty else {
+            s.alert = Alert(.warning, "\(p.displayName) has no readable characteristic", at: s.now)
+            return []
+        }
+        guard ConnectionReducer.linkReady(&s, pid) else { return [] }
+        s.alert = Alert(.info, "Reading \(readable.count) readable characteristic\(readable.count == 1 ? "" : "s") of \(p.displayName)…",
+                        at: s.now)
+        return readable.map { .backend(.read(pid, $0.id)) }
     }
 
     // MARK: Cursor and navigation
@@ -298,6 +334,7 @@ public enum Reducer {
             return ConnectionReducer.connect(&s, id)
         case let .device(pid):
             guard let p = s.peripherals[pid] else { return [] }
+            if linkDown(p) { return ConnectionReducer.reconnect(&s, pid) }
             let rows = DeviceTree.rows(p, collapsed: s.device.collapsed)
             guard let row = rows.first(where: { $0.id == s.device.cursor }) ?? rows.first else { return [] }
             s.device.cursor = row.id
@@ -309,8 +346,19 @@ public enum Reducer {
                 s.historyOffset = 0
             }
             return []
-        case .characteristic, .regions:
+        case let .characteristic(pid, _):
+            guard let p = s.peripherals[pid], linkDown(p) else { return [] }
+            return ConnectionReducer.reconnect(&s, pid)
+        case .regions:
             return []
+        }
+    }
+
+    /// Down, and not on its way up: Enter connects again.
+    static func linkDown(_ p: Peripheral) -> Bool {
+        switch p.connection {
+        case .disconnected, .failed: return true
+        case .connecting, .resolvingServices, .readingDescriptors, .connected, .disconnecting: return false
         }
     }
 
@@ -361,18 +409,22 @@ public enum Reducer {
         case .regions: target = nil
         }
         guard let target else { return [] }
+        // On a screen kept after a link loss: `d` gives the place up.
+        if s.linkLoss[target] != nil, let p = s.peripherals[target], linkDown(p), routeShows(s.route, target) {
+            s.linkLoss[target] = nil
+            s.route = .scan
+            s.scan.cursor = target
+            s.input = nil
+            return []
+        }
         return ConnectionReducer.disconnect(&s, target)
     }
 
     // MARK: Input line
 
-    static func editInput(_ s: inout AppState, _ edit: InputEdit) {
+    static func editInput(_ s: inout AppState, _ edit: LineEdit) {
         guard var input = s.input else { return }
-        switch edit {
-        case let .insert(text): if input.text.count < 512 { input.text += text }
-        case .deleteBackward: if !input.text.isEmpty { input.text.removeLast() }
-        case .clear: input.text = ""
-        }
+        input.apply(edit)
         s.input = input
         if input.purpose == .filter { s.scan.filter = input.text }  // the list filters as you type
     }
@@ -392,15 +444,44 @@ public enum Reducer {
                 s.alert = Alert(.error, error.message, at: s.now)
                 return []
             case let .success(bytes):
+                // The link went down while typing: Enter brings it back, the line stays.
+                if let p = s.peripherals[pid], !p.connection.isLinkUp || p.connection == .disconnecting {
+                    let effects = ConnectionReducer.reconnect(&s, pid)
+                    if !effects.isEmpty {
+                        s.alert = Alert(.info, "Reconnecting to \(p.displayName); the line stays: Enter writes it once connected", at: s.now)
+                    }
+                    return effects
+                }
                 s.input = nil
                 let props = s.peripherals[pid]?.characteristic(cid)?.1.properties ?? []
                 let type: WriteType = !props.contains(.write) && props.contains(.writeWithoutResponse)
                     ? .command : .request
-                return [.backend(.write(pid, cid, bytes, type))]
+                var effects: [Effect] = [.backend(.write(pid, cid, bytes, type))]
+                // A replay writes nothing, so it remembers nothing.
+                if s.replay == nil, let key = writeHistoryKey(s, pid, cid), s.writeHistory.wrote(key, input.text) {
+                    effects.append(.saveWriteHistory(key: key, s.writeHistory[key]))
+                }
+                return effects
             }
         case let .hook(pid, cid):
             return submitHook(&s, input.text, pid, cid)
         }
+    }
+
+    /// `w`: the write line, with the values written to this characteristic before (read
+    /// from the state directory the first time).
+    static func startWrite(_ s: inout AppState, _ pid: PeripheralID, _ c: GATTCharacteristic) -> [Effect] {
+        guard let key = writeHistoryKey(s, pid, c.id) else {
+            s.input = InputLine(purpose: .write(pid, c.id))
+            return []
+        }
+        s.input = InputLine(purpose: .write(pid, c.id), history: s.writeHistory[key])
+        return s.writeHistory.isLoaded(key) || s.replay != nil ? [] : [.loadWriteHistory(key: key)]
+    }
+
+    static func writeHistoryKey(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID) -> String? {
+        guard let p = s.peripherals[pid], let (_, c) = p.characteristic(cid) else { return nil }
+        return WriteHistory.key(address: p.address, uuid: c.uuid)
     }
 
     /// `a`'s line: attach a target (and turn notifications on, which is what fires it),

@@ -26,19 +26,6 @@ public struct Alert: Equatable, Sendable {
     }
 }
 
-/// The one-line editor at the bottom of the screen.
-public struct InputLine: Equatable, Sendable {
-    public enum Purpose: Equatable, Sendable {
-        case filter
-        case write(PeripheralID, CharacteristicID)
-        /// `a`: "exec CMD" or "post URL" to run on each notification; empty or "off" detaches.
-        case hook(PeripheralID, CharacteristicID)
-    }
-    public var purpose: Purpose
-    public var text: String
-    public init(purpose: Purpose, text: String = "") { self.purpose = purpose; self.text = text }
-}
-
 public enum ValueOrigin: String, Equatable, Sendable { case read, notify, write }
 
 public struct ValueEntry: Equatable, Sendable {
@@ -117,6 +104,10 @@ public struct AppState: Equatable, Sendable {
     public var pendingConnection: PeripheralID?
     public var values: [CharacteristicID: ValueLog] = [:]
     public var subscriptions: Set<CharacteristicID> = []
+    /// Links that dropped under the user, whose screen stays open (`LinkLoss`).
+    public var linkLoss: [PeripheralID: LinkLoss] = [:]
+    /// Values written before, per characteristic, as far as loaded (`↑` in the write line).
+    public var writeHistory = WriteHistory()
     /// Descriptor values read (user descriptions 0x2901, presentation formats 0x2904).
     public var descriptorValues: [AttributeID: Bytes] = [:]
     /// Descriptor reads still owed before a connected peripheral is ready.

@@ -85,6 +85,10 @@ public final class EffectRunner {
             }
         case let .cancelTimer(timer):
             if let old = timers.removeValue(forKey: timer) { loop?.cancel(old) }
+        case let .loadWriteHistory(key):
+            store.send(.writeHistoryLoaded(key: key, WriteHistoryFile.load(key)))
+        case let .saveWriteHistory(key, values):
+            WriteHistoryFile.save(key, values)
         case let .finish(code):
             onFinish?(code)
         case .quit:

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The real bleexplr TUI in tmux over the lab's bluetoothd: it scans, connects to 'Lab
 Dropper', the device screen opens by itself, and when the peripheral drops the link the
-app is back on the scan list with the reason; q restores the terminal."""
+device screen stays, marked with the reason (Enter reconnects); Esc goes back to the scan
+list; q restores the terminal."""
 import os, subprocess, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
@@ -57,10 +58,14 @@ def test():
         check(len(mtus) == 1, "bluetoothd reports one MTU for the dropper's characteristics (%s)" % mtus)
         check('MTU %d' % next(iter(mtus)) in s, 'the device screen shows MTU %d' % next(iter(mtus)))
         check(fx.Drop() >= 1, 'the peripheral drops the link')
-        s = wait_screen('back on the scan list with the reason',
-                        lambda s: 'Scan › ' not in s and DROPPER + ' disconnected' in s, timeout=30)
+        s = wait_screen('the device screen kept, with the reason',
+                        lambda s: 'Scan › ' + DROPPER in s and DROPPER + ' disconnected' in s and 'Enter reconnects' in s,
+                        timeout=30)
         # the peripheral ended it: "remote" from Device1.Disconnected on BlueZ >= 5.83, from "we did not ask" before
         check(DROPPER + ' disconnected: remote device ended the connection' in s, 'the reason: the remote device ended it')
+        check('● disconnected (remote device ended the connection) — Enter reconnects' in s, 'the screen is marked disconnected')
+        tmux('send-keys', '-t', 'bx', 'Escape')
+        wait_screen('back on the scan list', lambda s: 'Scan › ' not in s and DROPPER in s)
         tmux('send-keys', '-t', 'bx', 'q')
         s = wait_screen('exit', lambda s: 'EXIT=' in s)
         check('EXIT=0' in s, 'q exits 0')
