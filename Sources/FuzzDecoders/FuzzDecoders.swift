@@ -58,18 +58,11 @@ enum ReplayCorpus {
     static func main() {
         var count = 0
         for path in CommandLine.arguments.dropFirst() {
-            guard let f = fopen(path, "rb") else {
-                fputs("FuzzDecoders: cannot open \(path)\n", stderr)
+            let bytes: Bytes
+            do { bytes = try FileBytes.read(path, limit: 64 << 20) } catch {
+                fputs("FuzzDecoders: \(error)\n", stderr)
                 exit(2)
             }
-            var bytes: Bytes = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = fread(&buffer, 1, buffer.count, f)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            fclose(f)
             _ = bytes.withUnsafeBufferPointer { fuzzOneInput($0.baseAddress, $0.count) }
             count += 1
         }

@@ -131,16 +131,10 @@ extension HookQueue {
     /// `watch`'s queue when none is named: `$XDG_STATE_HOME/bleexplr/watch-AABBCCDDEEFF-ffe1.jsonl`
     /// (or ~/.local/state/…), the folders made private.
     public static func defaultPath(address: String, uuid: BLEUUID) -> String {
-        var dir: String
-        if let x = getenv("XDG_STATE_HOME"), x.pointee != 0 { dir = String(cString: x) }
-        else if let h = getenv("HOME"), h.pointee != 0 { dir = String(cString: h) + "/.local/state" }
-        else { dir = "/tmp" }
-        dir += "/bleexplr"
-        var partial = ""
-        for part in dir.split(separator: "/") {
-            partial += "/" + part
-            mkdir(partial, 0o700)
-        }
+        let dir = StateDirectory.path(create: true) ?? {
+            StateDirectory.make("/tmp/bleexplr")   // no home at all (a bare service)
+            return "/tmp/bleexplr"
+        }()
         // ffe1 for 16-bit SIG UUIDs, 8 digits for 32-bit ones, the whole UUID otherwise.
         let short = uuid.shortValue != nil ? uuid.description.lowercased() : uuid.canonical
         return dir + "/watch-" + address.filter { $0 != ":" } + "-" + short + ".jsonl"

@@ -15,15 +15,9 @@ public struct Secrets: Sendable {
         guard st.st_mode & 0o077 == 0 else {
             throw LoadError(description: "the secrets file \(path) can be read by others; run: chmod 600 \(path)")
         }
-        guard let f = fopen(path, "r") else { throw LoadError(description: "cannot read the secrets file \(path): \(String(cString: strerror(errno)))") }
-        defer { fclose(f) }
-        var bytes: Bytes = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-            guard bytes.count <= maxBytes else { throw LoadError(description: "the secrets file \(path) is larger than \(maxBytes >> 10) KiB") }
+        let bytes: Bytes
+        do { bytes = try FileBytes.read(path, limit: maxBytes) } catch {
+            throw LoadError(description: "the secrets file: \(error.description)")
         }
         return try parse(String(decoding: bytes, as: UTF8.self), name: path)
     }

@@ -5,23 +5,47 @@
 public enum FileBytes {
     public struct ReadError: Error, CustomStringConvertible { public let description: String }
 
-    public static func read(_ path: String, limit: Int) throws(ReadError) -> Bytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// What a file over the limit gives: an error, or its newest whole lines (a history
+    /// that grew: what comes after the first line break within the last `limit` bytes).
+    public enum Larger: Sendable { case refused, newestLines }
+
+    /// Every byte of `path` up to `limit`. `ownFile`: a file bleexplr keeps for itself
+    /// (state, secrets) is read only if it is a regular file, not through a symbolic link.
+    public static func read(_ path: String, limit: Int, larger: Larger = .refused,
+                            ownFile: Bool = false) throws(ReadError) -> Bytes {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (ownFile ? O_NOFOLLOW | O_NONBLOCK : 0))
         guard fd >= 0 else { throw ReadError(description: "cannot read \(TerminalSafe.text(path)): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ReadError(description: "cannot read \(TerminalSafe.text(path))") }
+        if ownFile && st.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
+            throw ReadError(description: "\(TerminalSafe.text(path)) is not a regular file")
+        }
+        let cut = larger == .newestLines && Int(st.st_size) > limit
+        if cut { lseek(fd, off_t(Int(st.st_size) - limit), SEEK_SET) }
+        var out = try readAll(fd, limit: limit) { "\(TerminalSafe.text(path)) is larger than \(size($0))" }
+        if cut, let nl = out.firstIndex(of: 0x0A) { out.removeSubrange(...nl) }
+        return out
+    }
+
+    /// An open file's bytes to its end; more than `limit`: `tooLarge(limit)` is the error.
+    public static func readAll(_ fd: Int32, limit: Int, tooLarge: (Int) -> String) throws(ReadError) -> Bytes {
         var out: Bytes = []
-        var buf = Bytes(repeating: 0, count: 1 << 16)
+        var buf = Bytes(repeating: 0, count: min(1 << 16, limit + 1))
         while true {
             let n = Glibc.read(fd, &buf, buf.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ReadError(description: "cannot read \(TerminalSafe.text(path))")
+                throw ReadError(description: String(cString: strerror(errno)))
             }
             if n == 0 { return out }
             out += buf[0..<n]
-            if out.count > limit { throw ReadError(description: "\(TerminalSafe.text(path)) is larger than \(limit >> 20) MB") }
+            if out.count > limit { throw ReadError(description: tooLarge(limit)) }
         }
     }
+
+    /// "64 KiB", "64 MB".
+    static func size(_ bytes: Int) -> String { bytes >= 1 << 20 ? "\(bytes >> 20) MB" : "\(bytes >> 10) KiB" }
 
     /// Writes a file the user named for writing (`notify --output FILE`): created, or
     /// replaced. False when any of it could not be written.

@@ -10,43 +10,14 @@ public enum WriteHistoryFile {
     static let readLimit = 64 << 10
 
     /// The folder, made when `create`; nil without XDG_STATE_HOME or HOME.
-    public static func directory(create: Bool) -> String? {
-        var dir: String
-        if let x = getenv("XDG_STATE_HOME"), x.pointee != 0, x.pointee == 0x2F { dir = String(cString: x) }
-        else if let h = getenv("HOME"), h.pointee == 0x2F { dir = String(cString: h) + "/.local/state" }
-        else { return nil }
-        dir += "/bleexplr/writes"
-        if create {
-            var partial = ""
-            for part in dir.split(separator: "/") {
-                partial += "/" + part
-                mkdir(partial, 0o700)
-            }
-        }
-        return dir
-    }
+    public static func directory(create: Bool) -> String? { StateDirectory.path("writes", create: create) }
 
     /// `folder`: the state directory's unless given (tests).
     public static func load(_ key: String, folder: String? = nil) -> [String] {
         guard !key.isEmpty, let dir = folder ?? directory(create: false) else { return [] }
-        let fd = open(dir + "/" + key, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else { return [] }   // not a FIFO or a device
-        // A file grown past the limit keeps its newest lines (from the first whole one).
-        let size = Int(st.st_size), cut = size > readLimit
-        if cut { lseek(fd, off_t(size - readLimit), SEEK_SET) }
-        var out: Bytes = []
-        var buf = Bytes(repeating: 0, count: 16 << 10)
-        while out.count < readLimit {
-            let n = read(fd, &buf, min(buf.count, readLimit - out.count))
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            out += buf[0..<n]
-        }
-        if cut, let nl = out.firstIndex(of: 0x0A) { out.removeSubrange(...nl) }
-        return WriteHistory.parse(out)
+        // A file grown past the limit keeps its newest lines; one that cannot be read is no history.
+        guard let bytes = try? FileBytes.read(dir + "/" + key, limit: readLimit, larger: .newestLines, ownFile: true) else { return [] }
+        return WriteHistory.parse(bytes)
     }
 
     /// False when it could not be saved (the history stays in memory for the session).
