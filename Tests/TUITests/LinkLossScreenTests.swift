@@ -14,17 +14,7 @@ struct LinkLossScreenTests {
         _ = Reducer.reduce(&s, .backend(.disconnected(T.hrm, .timeout), at: T.t0 + 20))
         s.alert = nil
         let lines = T.render(s)
-        T.expectLines(Array(lines.prefix(9)), [
-            " bleexplr │ Scan › Demo HRM",
-            " Demo HRM  E4:1C:22:5D:90:11  ● disconnected  RSSI -52 dBm  MTU 247  not paired",
-            "",
-            " ▾ Heart Rate                             180D",
-            "     Heart Rate Measurement               2A37  notify",
-            "     Body Sensor Location                 2A38  read",
-            " ▾ Battery                                180F",
-            "     Battery Level                        2A19  read notify  64 %",
-            "",
-        ])
+        T.expectLines(Array(lines.prefix(9)), T.deviceLines("disconnected"))
         #expect(lines[21] == " ● disconnected (connection timed out) — Enter reconnects  since 20:27:00.000")
         #expect(lines[22].hasPrefix("Enter reconnect · d disconnect"))
         // Reconnecting: the line says how far it got; ready again, it is gone.

@@ -134,13 +134,12 @@ struct ScreenTests {
         return s
     }
 
-    @Test func deviceScreen() {
-        var s = Self.connected()
-        _ = Reducer.reduce(&s, .backend(.readCompleted(AttributeID("/s/f/g"), .success([64])), at: Self.t0 + 4))
-        let lines = Self.render(s)
-        Self.expectLines(Array(lines.prefix(10)), [
+    /// The top of Demo HRM's device screen at 80x24 once its battery level was read,
+    /// with its link `state` ("connected", "disconnected").
+    static func deviceLines(_ state: String) -> [String] {
+        [
             " bleexplr │ Scan › Demo HRM",
-            " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247  not paired",
+            " Demo HRM  E4:1C:22:5D:90:11  ● \(state)  RSSI -52 dBm  MTU 247  not paired",
             "",
             " ▾ Heart Rate                             180D",
             "     Heart Rate Measurement               2A37  notify",
@@ -148,8 +147,14 @@ struct ScreenTests {
             " ▾ Battery                                180F",
             "     Battery Level                        2A19  read notify  64 %",
             "",
-            "",
-        ])
+        ]
+    }
+
+    @Test func deviceScreen() {
+        var s = Self.connected()
+        _ = Reducer.reduce(&s, .backend(.readCompleted(AttributeID("/s/f/g"), .success([64])), at: Self.t0 + 4))
+        let lines = Self.render(s)
+        Self.expectLines(Array(lines.prefix(10)), Self.deviceLines("connected") + [""])
         #expect(lines[22] == "Connected to Demo HRM")
     }
 
