@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-newest
+.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-newest release install uninstall deb deb-test
 demo:
 	scripts/demo
 test:
@@ -31,3 +31,19 @@ lab:
 lab-newest:
 	swift build --product bleexplr
 	LAB_SUITE=sid Tests/Lab/run-tests.sh
+# The shipped binary: release, with the Swift runtime linked in (no /opt/swift at run time).
+release:
+	swift build -c release --product bleexplr --static-swift-stdlib
+# The binary, bleexplr(1) and the bash, zsh and fish completions under $(DESTDIR)$(PREFIX)
+# (`scripts/install-files list` shows where); uninstall removes exactly those files.
+PREFIX ?= /usr/local
+install: release
+	scripts/install-files install "$(DESTDIR)" "$(PREFIX)" .build/release/bleexplr
+uninstall:
+	scripts/install-files uninstall "$(DESTDIR)" "$(PREFIX)"
+# .build/deb/bleexplr_VERSION_ARCH.deb (dpkg-deb; Depends from the libraries the binary links)
+deb: release
+	packaging/build-deb .build/release/bleexplr .build/deb
+# the .deb installed into a fresh Debian root (debootstrap, cached) and run there (root)
+deb-test: deb
+	packaging/test-deb "$$(ls -t .build/deb/bleexplr_*.deb | head -1)"

@@ -174,7 +174,11 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
         case let .success((address, key)): o.keys[address] = key
         case let .failure(e): fail(e.message)
         }
-    case "--version": print("bleexplr \(BleexplrVersion.current)"); finish(0)
+    case "--version": print(CommandLineSpec.versionLine(commit: buildCommit)); finish(0)
+    case "--man": print(ManPage.roff(version: CommandLineSpec.versionLine(commit: buildCommit)), terminator: ""); finish(0)
+    case "--completion":
+        guard let s = Completions.Shell(rawValue: args.value(a)) else { fail("--completion takes bash, zsh or fish") }
+        print(Completions.script(s), terminator: ""); finish(0)
     case "-h", "--help": print(Usage.text); finish(0)
     default:
         return o.regions.flag(a, &args)
