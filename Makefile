@@ -35,15 +35,19 @@ lab-newest:
 release:
 	swift build -c release --product bleexplr --static-swift-stdlib
 # The binary, bleexplr(1) and the bash, zsh and fish completions under $(DESTDIR)$(PREFIX)
-# (`scripts/install-files list` shows where); uninstall removes exactly those files.
+# (`scripts/install-files list "" PREFIX` shows where); uninstall removes exactly those files.
+# install takes what `make release` built (and builds it when there is none: sudo has no swift).
 PREFIX ?= /usr/local
-install: release
+install:
+	@[ -x .build/release/bleexplr ] || $(MAKE) release
 	scripts/install-files install "$(DESTDIR)" "$(PREFIX)" .build/release/bleexplr
 uninstall:
 	scripts/install-files uninstall "$(DESTDIR)" "$(PREFIX)"
 # .build/deb/bleexplr_VERSION_ARCH.deb (dpkg-deb; Depends from the libraries the binary links)
 deb: release
 	packaging/build-deb .build/release/bleexplr .build/deb
-# the .deb installed into a fresh Debian root (debootstrap, cached) and run there (root)
-deb-test: deb
+# the newest .deb of `make deb` installed into a fresh Debian root (debootstrap, cached) and
+# run there; needs root (docs/install.md)
+deb-test:
+	@ls .build/deb/bleexplr_*.deb >/dev/null 2>&1 || { echo "no .deb in .build/deb: run make deb first" >&2; exit 2; }
 	packaging/test-deb "$$(ls -t .build/deb/bleexplr_*.deb | head -1)"

@@ -161,6 +161,21 @@ struct InstallEndToEndTests {
         #expect(code == 0 && out.trimmingCharacters(in: .whitespacesAndNewlines) == "_bleexplr", "\(out)")
     }
 
+    /// `make deb` packages only a binary whose every library a Debian package provides: the
+    /// debug build links the toolchain's Swift runtime (/opt/swift) and is refused, saying why.
+    /// (The release build, --static-swift-stdlib, is packaged and run in a fresh root by
+    /// `make deb-test`: minutes, not here.)
+    @Test func theDebIsOnlyBuiltFromABinaryDebianCanRun() throws {
+        guard try Self.sh("ldd \(Self.q(Self.bin)) | grep -q libswiftCore").0 == 0 else { return }   // a static binary under test
+        _ = try Self.need("dpkg-shlibdeps")
+        let out = tempPath("deb-out")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let (code, text) = try Self.sh("\(Self.q("\(Self.root)/packaging/build-deb")) \(Self.q(Self.bin)) \(Self.q(out)) 2>&1")
+        #expect(code == 1, "\(text)")
+        #expect(text.contains("needs libswift") && text.contains("not a Debian package") && text.contains("--static-swift-stdlib"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: out), "nothing is written")
+    }
+
     /// scripts/install-files, as `make install` and `make uninstall` run it, into a
     /// temporary DESTDIR: the files in their places, then nothing left but directories.
     @Test func installPutsEachFileInPlaceAndUninstallRemovesExactlyThem() throws {
