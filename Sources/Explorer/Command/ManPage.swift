@@ -33,7 +33,7 @@ public enum ManPage {
             out += [".SH \"" + escape(name.uppercased()) + "\""] + (note.isEmpty ? [] : [line("For " + note + ".")])
             for o in g.options { out += item(o) }
         }
-        out += [".SH KEYS", line(Spec.keys), ".SH \"EXIT STATUS\""]
+        out += [".SH KEYS", line(Spec.keys), ".SH FILES", line(Spec.files), ".SH \"EXIT STATUS\""]
         for c in ExitCode.allCases { out += [".TP", "\\fB\(c.rawValue)\\fR", line(c.meaning)] }
         out += [".TP", "\\fB130\\fR", line(Usage.signalStatuses)]
         out += [".SH \"SEE ALSO\"", "\\fBbluetoothctl\\fR(1), \\fBbtmon\\fR(1), \\fBbluetoothd\\fR(8)",

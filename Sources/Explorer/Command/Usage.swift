@@ -31,6 +31,7 @@ public enum Usage {
             for o in g.options { out += entry(o.label, o.help, indent: 2) }
         }
         out += ["", "Keys in the app:"] + wrap(Spec.keys, width: width - 2).map { "  " + $0 }
+        out += ["", "Files:"] + wrap(Spec.files, width: width - 2).map { "  " + $0 }
         out += ["", "Exit status:", exitCodes, ""]
         return out.joined(separator: "\n")
     }

@@ -119,8 +119,11 @@ public struct ScanOrder: Sendable {
         var key: Double
         var name: String?
         var id: PeripheralID
+        /// A favourite (the configuration's): before every other, in any sort.
+        var pinned = false
 
         static func < (a: Self, b: Self) -> Bool {
+            if a.pinned != b.pinned { return a.pinned }
             if a.key != b.key { return a.key < b.key }
             if a.name != b.name { return (a.name ?? "") < (b.name ?? "") }
             return a.id < b.id
@@ -149,9 +152,15 @@ public struct ScanOrder: Sendable {
     /// (heard once: last); newest or oldest first.
     func entry(_ p: Peripheral) -> Entry? {
         guard query.keeps(p) else { return nil }
+        guard var e = sorted(p) else { return nil }
+        e.pinned = UserNames.current.isFavourite(p.address)
+        return e
+    }
+
+    private func sorted(_ p: Peripheral) -> Entry? {
         switch query.sort {
         case .rssi: return Entry(key: -Double(p.rssi ?? -999), name: nil, id: p.id)
-        case .name: return Entry(key: p.name == nil ? 1 : 0, name: p.name?.lowercased(), id: p.id)
+        case .name: let n = p.alias ?? p.name; return Entry(key: n == nil ? 1 : 0, name: n?.lowercased(), id: p.id)
         case .interval: return Entry(key: p.rhythm.interval ?? .infinity, name: nil, id: p.id)
         case .lastSeen: return Entry(key: -p.lastSeen.seconds, name: nil, id: p.id)
         case .firstSeen: return Entry(key: p.firstSeen.seconds, name: nil, id: p.id)
