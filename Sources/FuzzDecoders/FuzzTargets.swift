@@ -24,6 +24,8 @@ enum FuzzTarget: String, CaseIterable {
     case hooks
     /// `--secrets FILE`.
     case secrets
+    /// The configuration file, as TOML and as JSON.
+    case config
 
     @MainActor
     func run(_ b: Bytes) -> [String] {
@@ -99,6 +101,15 @@ enum FuzzTarget: String, CaseIterable {
             }
             if let v = try? JSONValue.parse(text), let e = FiredEvent(json: v) { out.append(TerminalSafe.text(e.json)) }
             if case let .success(r) = Region.parse(text) { out.append(TerminalSafe.text(r.name)) }
+            return out
+        case .config:
+            var out: [String] = []
+            for path in ["/f/config.toml", "/f/config.json"] {
+                switch UserConfig.parse(text, path: path) {
+                case let .success(c): out += c.names.aliases.values.map { $0 } + c.names.uuids.values.map(\.name)
+                case let .failure(e): out.append(e.description)
+                }
+            }
             return out
         case .secrets:
             do {

@@ -166,7 +166,7 @@ public enum TOMLReader {
                               let s = Unicode.Scalar(v) else { throw problem("\\u takes four hex digits") }
                         i += 4
                         out += Array(String(Character(s)).utf8)
-                    default: throw problem("unknown escape \\\(Character(Unicode.Scalar(e)))")
+                    default: throw problem("unknown escape \\" + TerminalSafe.text(String(Character(Unicode.Scalar(e)))))
                     }
                 default: out.append(c)
                 }
