@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-newest
+.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-newest release install uninstall deb deb-test
 demo:
 	scripts/demo
 test:
@@ -31,3 +31,23 @@ lab:
 lab-newest:
 	swift build --product bleexplr
 	LAB_SUITE=sid Tests/Lab/run-tests.sh
+# The shipped binary: release, with the Swift runtime linked in (no /opt/swift at run time).
+release:
+	swift build -c release --product bleexplr --static-swift-stdlib
+# The binary, bleexplr(1) and the bash, zsh and fish completions under $(DESTDIR)$(PREFIX)
+# (`scripts/install-files list "" PREFIX` shows where); uninstall removes exactly those files.
+# install takes what `make release` built (and builds it when there is none: sudo has no swift).
+PREFIX ?= /usr/local
+install:
+	@[ -x .build/release/bleexplr ] || $(MAKE) release
+	scripts/install-files install "$(DESTDIR)" "$(PREFIX)" .build/release/bleexplr
+uninstall:
+	scripts/install-files uninstall "$(DESTDIR)" "$(PREFIX)"
+# .build/deb/bleexplr_VERSION_ARCH.deb (dpkg-deb; Depends from the libraries the binary links)
+deb: release
+	packaging/build-deb .build/release/bleexplr .build/deb
+# the newest .deb of `make deb` installed into a fresh Debian root (debootstrap, cached) and
+# run there; needs root (docs/install.md)
+deb-test:
+	@ls .build/deb/bleexplr_*.deb >/dev/null 2>&1 || { echo "no .deb in .build/deb: run make deb first" >&2; exit 2; }
+	packaging/test-deb "$$(ls -t .build/deb/bleexplr_*.deb | head -1)"

@@ -30,7 +30,10 @@ let package = Package(
         .target(name: "WebHook", dependencies: ["Explorer", "CCurl"]),
         // glibc's malloc.h (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
-        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook", "CMalloc"]),
+        // Writes the git commit of the sources into the bleexplr target before every build (--version).
+        .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
+        .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook", "CMalloc"],
+                          plugins: ["BuildStamp"]),
         .executableTarget(name: "bleexplr-bench", dependencies: ["Explorer", "TUI"],
                           path: "Sources/Bench"),
         // libFuzzer targets for every parser of untrusted input, FUZZ_TARGET picks one (scripts/fuzz

@@ -25,6 +25,8 @@ enum FuzzTarget: String, CaseIterable {
     case hooks
     /// `--secrets FILE`.
     case secrets
+    /// The configuration file, as TOML and as JSON.
+    case config
 
     @MainActor
     func run(_ b: Bytes) -> [String] {
@@ -107,6 +109,15 @@ enum FuzzTarget: String, CaseIterable {
                 fatalError("a write history line that could not have been typed: \(history.debugDescription)")
             }
             return out + history
+        case .config:
+            var out: [String] = []
+            for path in ["/f/config.toml", "/f/config.json"] {
+                switch UserConfig.parse(text, path: path) {
+                case let .success(c): out += c.names.aliases.values.map { $0 } + c.names.uuids.values.map(\.name)
+                case let .failure(e): out.append(e.description)
+                }
+            }
+            return out
         case .secrets:
             do {
                 let s = try Secrets.parse(text, name: "secrets")

@@ -5,7 +5,7 @@ import Explorer
 enum DetailsScreen {
     static func draw(_ s: AppState, _ pid: PeripheralID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid] else { return }
-        var x = g.put(p.name ?? "(unnamed)", x: 1, y: 1, style: .title, maxWidth: 32)
+        var x = g.put(p.alias.map { "\($0) (\(p.name ?? "unnamed"))" } ?? p.name ?? "(unnamed)", x: 1, y: 1, style: .title, maxWidth: 32)
         x += g.put("  " + p.address, x: x + 1, y: 1)
         x += g.put(p.connectable ? "  connectable" : "  non-connectable", x: x + 1, y: 1,
                    style: p.connectable ? .good : .warning)

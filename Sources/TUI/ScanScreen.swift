@@ -40,7 +40,7 @@ enum ScanScreen {
             let stale = s.isStale(p)
             let base: Style = stale ? .dimmed : .plain
             var x = g.put(selected ? "▶ " : "  ", x: 0, y: y, style: .accent)
-            if let name = p.name, !name.isEmpty {
+            if let name = p.alias ?? p.name, !name.isEmpty {   // the configuration's alias first
                 g.put(name, x: x, y: y, style: Style(bold: p.connection != .disconnected, dim: stale), fitting: nameW)
             } else {
                 g.put("(unnamed)", x: x, y: y, style: .dimmed)

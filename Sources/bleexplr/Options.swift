@@ -106,7 +106,8 @@ func verbParser(_ name: String) -> (any VerbParser)? {
 
 /// Parses the command line: global options anywhere, then the verb and its own flags.
 func parse(_ all: [String]) -> Options {
-    var o = Options()
+    var o = Options()   // the configuration's defaults first: the command line overrides them
+    if case let .success(c) = UserConfig.loaded { o.adapter = c.adapter; if let f = c.rssiFloor { o.rssiFloor = f } }
     var args = Args(all: all)
     var verb: (name: String, parser: any VerbParser)?
     var positional: [String] = []
@@ -174,7 +175,11 @@ private func global(_ a: String, _ o: inout Options, _ args: inout Args) -> Bool
         case let .success((address, key)): o.keys[address] = key
         case let .failure(e): fail(e.message)
         }
-    case "--version": print("bleexplr \(BleexplrVersion.current)"); finish(0)
+    case "--version": print(CommandLineSpec.versionLine(commit: buildCommit)); finish(0)
+    case "--man": print(ManPage.roff(version: CommandLineSpec.versionLine(commit: buildCommit)), terminator: ""); finish(0)
+    case "--completion":
+        guard let s = Completions.Shell(rawValue: args.value(a)) else { fail("--completion takes bash, zsh or fish") }
+        print(Completions.script(s), terminator: ""); finish(0)
     case "-h", "--help": print(Usage.text); finish(0)
     default:
         return o.regions.flag(a, &args)

@@ -15,6 +15,7 @@ import CMalloc
 mallopt(M_MMAP_THRESHOLD, 32 << 20)
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
+switch UserConfig.loaded { case let .success(c): UserNames.install(c.names); case let .failure(e): fail(e.description) }
 if let path = options.record, Recorder.isTaken(path) { fail(Recorder.existsMessage(path)) }   // O_EXCL as well, when it opens
 let loop = EventLoop()
 let secrets: Secrets

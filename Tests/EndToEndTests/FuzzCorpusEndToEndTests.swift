@@ -7,7 +7,7 @@ import Testing
 /// `scripts/fuzz` found and whose input was kept in the corpus stays fixed in `swift test`.
 @Suite("Fuzz corpora replay")
 struct FuzzCorpusEndToEndTests {
-    static let targets = ["decoders", "decode", "recording", "serve", "dbus", "bluez", "hooks", "secrets"]
+    static let targets = ["decoders", "decode", "recording", "serve", "dbus", "bluez", "hooks", "secrets", "config"]
 
     @Test(arguments: targets)
     func corpusReplays(_ target: String) throws {

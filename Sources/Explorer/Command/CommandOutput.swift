@@ -85,15 +85,17 @@ public struct ServicesReport: Equatable, Sendable {
 }
 
 extension AppState {
-    /// What a characteristic is called here: its 0x2901 label, else the SIG name.
+    /// What a characteristic is called here: the user's name for it (the configuration),
+    /// else its 0x2901 label, else the SIG name.
     public func name(_ c: GATTCharacteristic) -> String? {
-        userDescription(c) ?? AssignedNumbers.characteristicName(c.uuid)
+        UserNames.current.name(c.uuid) ?? userDescription(c) ?? AssignedNumbers.characteristicName(c.uuid)
     }
 
     /// The meaning of a value by the rule the screens use: the device's 0x2904 format when
-    /// it covers the value, else the decoder for its UUID.
+    /// it covers the value, else the decoder for its UUID; the user's format (the
+    /// configuration) before both.
     public func decodedValue(_ c: GATTCharacteristic, _ b: Bytes) -> DecodedValue? {
-        presentationFormat(c)?.decodedValue(b) ?? ValueDecoder.value(c.uuid, b)
+        (UserNames.current.format(c.uuid) == nil ? presentationFormat(c)?.decodedValue(b) : nil) ?? ValueDecoder.value(c.uuid, b)
     }
 
     public func valueReport(_ p: Peripheral, _ c: GATTCharacteristic, _ bytes: Bytes, at: Timestamp,

@@ -191,7 +191,7 @@ public struct CommandPrinter: Sendable {
 
     static func deviceText(_ p: Peripheral, keys: [String: Bytes] = [:]) -> String {
         let rssi = p.rssi.map { String($0) } ?? "?"
-        var line = "\(p.address)  \(rssi) dBm  \(p.name ?? "(unnamed)")"
+        var line = "\(p.address)  \(rssi) dBm  \(p.alias.map { "\($0) (\(p.name ?? "unnamed"))" } ?? p.name ?? "(unnamed)")"
         let summary = p.advertisement.summary(address: p.address, keys: keys)
         if !summary.isEmpty { line += "  " + summary }
         return TerminalSafe.text(line)

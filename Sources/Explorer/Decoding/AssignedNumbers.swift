@@ -3,11 +3,12 @@
 /// key). The rows live in one data file, `AssignedNumbersData`; this parses them once.
 public enum AssignedNumbers {
     /// A member UUID without a curated name is named after its company, shortly ("Google").
-    public static func serviceName(_ uuid: BLEUUID) -> String? { services[uuid] ?? memberServices[uuid].map(shortCompanyName) }
+    // The user's names (the configuration's [names]) come before the SIG's.
+    public static func serviceName(_ uuid: BLEUUID) -> String? { UserNames.current.name(uuid) ?? services[uuid] ?? memberServices[uuid].map(shortCompanyName) }
     /// The curated name, or the member company's name exactly as the SIG lists it.
     public static func serviceLegalName(_ uuid: BLEUUID) -> String? { services[uuid] ?? memberServices[uuid] }
-    public static func characteristicName(_ uuid: BLEUUID) -> String? { characteristics[uuid] }
-    public static func descriptorName(_ uuid: BLEUUID) -> String? { descriptors[uuid] }
+    public static func characteristicName(_ uuid: BLEUUID) -> String? { UserNames.current.name(uuid) ?? characteristics[uuid] }
+    public static func descriptorName(_ uuid: BLEUUID) -> String? { UserNames.current.name(uuid) ?? descriptors[uuid] }
 
     /// The company's name as shown in narrow columns: the SIG's legal name without its
     /// legal form or notes ("Apple, Inc." -> "Apple", "Nordic Semiconductor ASA" -> "Nordic
@@ -18,7 +19,7 @@ public enum AssignedNumbers {
 
     /// Any kind of attribute: services, characteristics, descriptors.
     public static func name(_ uuid: BLEUUID) -> String? {
-        services[uuid] ?? characteristics[uuid] ?? descriptors[uuid]
+        UserNames.current.name(uuid) ?? services[uuid] ?? characteristics[uuid] ?? descriptors[uuid]
     }
 
     /// A unit from a Presentation Format descriptor (0x2904), e.g. 0x272F.

@@ -7,6 +7,8 @@ public enum ValueDecoder {
     /// The meaning of a known characteristic's value, as text and fields; nil for the
     /// characteristics it does not know.
     public static func value(_ uuid: BLEUUID, _ b: Bytes) -> DecodedValue? {
+        // A format the configuration gives a vendor UUID (never .decoded: no loop).
+        if let f = UserNames.current.format(uuid) { return DecodedValue(f.render(b, uuid: uuid)) }
         guard let short = uuid.shortValue else { return nil }
         switch short {
         case 0x2A19:

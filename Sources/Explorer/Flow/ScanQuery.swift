@@ -25,6 +25,7 @@ public enum ScanQuery {
     /// or its standard name) or the company of manufacturer data.
     static func matches(_ p: Peripheral, _ needle: String) -> Bool {
         if let n = p.name, n.lowercased().contains(needle) { return true }
+        if let a = p.alias, a.lowercased().contains(needle) { return true }
         if p.address.lowercased().contains(needle) { return true }
         let uuids = p.advertisement.serviceUUIDs + p.advertisement.serviceData.keys
         if let whole = BLEUUID(needle), uuids.contains(whole) { return true }

@@ -108,10 +108,15 @@ public struct Peripheral: Equatable, Sendable, Identifiable {
         lastSeen = at
     }
 
+    /// The user's alias, else the name it advertises, else its address.
     public var displayName: String {
+        if let a = alias { return a }
         if let n = name, !n.isEmpty { return n }
         return address
     }
+
+    /// The name the user gave it in the configuration (UserNames).
+    public var alias: String? { UserNames.current.alias(address) }
 
     public func characteristic(_ id: CharacteristicID) -> (GATTService, GATTCharacteristic)? {
         for s in services ?? [] {

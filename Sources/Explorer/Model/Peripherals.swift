@@ -138,13 +138,16 @@ public struct ScanOrder: Sendable {
         /// (heard once: last); newest or oldest first.
         func entry(_ p: Peripheral) -> Entry? {
             guard keeps(p) else { return nil }
+            var e: Entry
             switch sort {
-            case .rssi: return Entry(key: -Double(p.rssi ?? -999), name: nil, id: p.id)
-            case .name: return Entry(key: p.name == nil ? 1 : 0, name: p.name?.lowercased(), id: p.id)
-            case .interval: return Entry(key: p.rhythm.interval ?? .infinity, name: nil, id: p.id)
-            case .lastSeen: return Entry(key: -p.lastSeen.seconds, name: nil, id: p.id)
-            case .firstSeen: return Entry(key: p.firstSeen.seconds, name: nil, id: p.id)
+            case .rssi: e = Entry(key: -Double(p.rssi ?? -999), name: nil, id: p.id)
+            case .name: let n = p.alias ?? p.name; e = Entry(key: n == nil ? 1 : 0, name: n?.lowercased(), id: p.id)
+            case .interval: e = Entry(key: p.rhythm.interval ?? .infinity, name: nil, id: p.id)
+            case .lastSeen: e = Entry(key: -p.lastSeen.seconds, name: nil, id: p.id)
+            case .firstSeen: e = Entry(key: p.firstSeen.seconds, name: nil, id: p.id)
             }
+            e.pinned = UserNames.current.isFavourite(p.address)
+            return e
         }
     }
 
@@ -154,6 +157,8 @@ public struct ScanOrder: Sendable {
         var key: Double
         var name: String?
         var id: PeripheralID
+        /// A favourite (the configuration's): before every other, in any sort.
+        var pinned = false
         /// The ID's first 16 bytes as two big-endian numbers: the same order as the IDs'
         /// bytes, compared without a string comparison (in a room most rows share an RSSI).
         private var idHigh: UInt64 = 0, idLow: UInt64 = 0
@@ -174,6 +179,7 @@ public struct ScanOrder: Sendable {
         }
 
         static func < (a: Self, b: Self) -> Bool {
+            if a.pinned != b.pinned { return a.pinned }
             if a.key != b.key { return a.key < b.key }
             if a.name != b.name { return (a.name ?? "") < (b.name ?? "") }
             if a.idHigh != b.idHigh { return a.idHigh < b.idHigh }
