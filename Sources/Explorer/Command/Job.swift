@@ -92,6 +92,8 @@ public struct JobState: Equatable, Sendable {
     public var lastFired: Timestamp?
     /// `monitor`: beacons already warned about (heard without an RSSI).
     public var unmeasuredWarned = 0
+    /// The operation was refused for want of encryption and waits for the pairing it started.
+    public var pairingOnDemand = false
 
     public init(job: Job) { self.job = job }
 
