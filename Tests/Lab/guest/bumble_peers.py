@@ -98,7 +98,7 @@ async def start(link):
         await d.power_on()
         adv = bytes([2, 0x01, 0x06, len(name) + 1, 0x09]) + name.encode()
         await d.start_advertising(own_address_type=hci.OwnAddressType.PUBLIC, auto_restart=True,
-                                  advertising_data=adv, advertising_interval_min=250, advertising_interval_max=300)
+                                  advertising_data=adv, advertising_interval_min=1000, advertising_interval_max=1280)
         keep.append((c, d))
         print('peer %s %s (%s) advertising' % (name, address, io.name), flush=True)
     save()
