@@ -467,6 +467,10 @@ echo $! > /run/fixtures.pid
 n=0; while [ $n -lt 120 ]; do grep -q 'fixtures ready' $L/fixtures.log && break; kill -0 $(cat /run/fixtures.pid) 2>/dev/null || break
   sleep 0.5; n=$((n+1)); done
 t "fixtures: $(grep -h 'fixtures ready' $L/fixtures.log || { echo 'NOT READY'; tail -5 $L/fixtures.log; })"
+if [ "$CONTROLLERS" = bumble ]; then   # the pairing peers (guest/bumble_peers.py) start 20 s after the controllers
+  n=0; while [ $n -lt 120 ]; do grep -q '^peers ready\|^peers: ' $L/bumble.log && break; sleep 0.5; n=$((n+1)); done
+  t "peers: $(grep -h '^peer .* advertising\|^peers' $L/bumble.log | tr '\n' ' ')"
+fi
 free -m > $S/state/free.txt
 echo "$(cut -d' ' -f1 /proc/uptime)" > $S/state/ready
 t "ready"

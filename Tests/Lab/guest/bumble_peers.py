@@ -102,4 +102,5 @@ async def start(link):
         keep.append((c, d))
         print('peer %s %s (%s) advertising' % (name, address, io.name), flush=True)
     save()
+    print('peers ready', flush=True)   # stage2 waits for this line before it says the lab is ready
     return keep
