@@ -34,7 +34,7 @@ extension BlueZBackend {
             readValue(cid.path, BlueZTranslate.characteristic, offset: offset) { [weak self] in self?.send(.readCompleted(cid, $0)) }
         case let .write(_, cid, bytes, type):
             call(cid.path, BlueZTranslate.characteristic, "WriteValue",
-                 [.bytes(bytes), .vardict(["type": .string(type.rawValue)])]) { [weak self] result in
+                 [.bytes(bytes), .vardict(["type": .string(type.rawValue)])], timeout: Self.gattTimeout) { [weak self] result in
                 switch result {
                 case .success: self?.send(.writeCompleted(cid, bytes, type, nil))
                 case let .failure(e): self?.send(.writeCompleted(cid, bytes, type, BlueZTranslate.backendError(e)))
@@ -64,7 +64,8 @@ extension BlueZBackend {
         case let .forget(id):
             forget(id)
         case let .setNotify(_, cid, on):
-            call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify") { [weak self] result in
+            call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify",
+                 timeout: Self.gattTimeout) { [weak self] result in
                 switch result {
                 case .success:
                     if on { self?.subscribed.insert(cid.path) } else { self?.subscribed.remove(cid.path) }
@@ -76,11 +77,17 @@ extension BlueZBackend {
         }
     }
 
+    /// ReadValue, WriteValue, StartNotify: a device that refuses for want of encryption has
+    /// bluetoothd raise the link's security first, which asks our agent and may wait for a
+    /// person to type a passkey, all before the method returns.
+    static let gattTimeout = 60.0
+
     /// ReadValue on a characteristic or descriptor; the reply must be `ay`. BlueZ reads a
     /// long value whole by itself; an offset (`{offset: q}`) reads from there on.
     func readValue(_ path: String, _ interface: String, offset: UInt16 = 0,
                            _ done: @escaping @MainActor (Result<Bytes, BackendError>) -> Void) {
-        call(path, interface, "ReadValue", [.vardict(offset == 0 ? [:] : ["offset": .uint16(offset)])]) { result in
+        call(path, interface, "ReadValue", [.vardict(offset == 0 ? [:] : ["offset": .uint16(offset)])],
+             timeout: Self.gattTimeout) { result in
             switch result {
             case let .success(args):
                 guard let bytes = args.first?.bytes else { return done(.failure(.failed("unexpected ReadValue reply"))) }

@@ -58,4 +58,46 @@ struct PairingEndToEndTests {
         #expect(bad == 2)
         #expect(badText.contains("--agent takes keyboard-display"))
     }
+
+    /// Encryption on demand: reading the lock's bolt (2A56, which needs an encrypted link)
+    /// pairs first, then shows the value.
+    @Test func aReadThatNeedsEncryptionPairsThenShowsTheValueInTheApp() throws {
+        let t = try Tmux("pairread", command: wrapped("--demo"))
+        try t.waitFor(text: "Demo Lock")
+        try t.filterScanList("Demo Lock", "only Demo Lock") { $0.contains("Demo Lock") && !$0.contains("Demo HRM") }
+        try t.keys("Enter")
+        try t.waitFor(text: "Connected to Demo Lock", timeout: 15)
+        try t.waitFor(text: "Bolt (needs encryption)")   // its user description (0x2901)
+        try t.keys("Down")   // from the service to its characteristic, the bolt
+        try t.keys("Enter")
+        try t.waitFor(text: "No value yet: r reads it")
+        try t.keys("r")
+        try t.waitFor(text: "asks for a passkey")
+        let asked = try t.waitFor(text: "pairing with Demo Lock")
+        #expect(asked.contains("2A56 needs encryption: pairing with Demo Lock…"))
+        try t.literal("246810")
+        try t.waitFor(text: "2 4 6 8 1 0")
+        try t.keys("Enter")
+        let read = try t.waitFor("the value read after pairing") {
+            $0.contains("1 byte, read at") && $0.contains("Paired with Demo Lock: read of 2A56 sent again")
+        }
+        #expect(!read.contains("failed"))
+        try t.keys("q")
+        try DemoEndToEndTests.expectRestored(t, exit: 0)
+    }
+
+    @Test func headlessReadAndWriteThatNeedEncryptionPairOnce() throws {
+        let (ok, okText) = try spawn(Tmux.binary, ["--demo", "read", Self.lock, "2A56", "--passkey", "246810", "--json"])
+        #expect(ok == 0, "\(okText)")
+        #expect(okText.contains("\(Self.lock) refused the read for want of encryption: pairing…"))
+        #expect(okText.contains("paired with \(Self.lock); sent again"))
+        #expect(okText.contains(#""hex":"00""#))
+        let (wrong, wrongText) = try spawn(Tmux.binary, ["--demo", "write", Self.lock, "2A56", "01", "--passkey", "111111"])
+        #expect(wrong == 1)
+        #expect(wrongText.contains("pairing with \(Self.lock) failed: AuthenticationFailed: Authentication Failed"))
+        let (none, noneText) = try spawn(Tmux.binary, ["--demo", "read", Self.lock, "2A56"])
+        #expect(none == 1)
+        #expect(noneText.contains("no terminal to ask on: give --passkey N"))
+        #expect(noneText.contains("AuthenticationRejected"))
+    }
 }

@@ -25,6 +25,9 @@
 # example-advertisement, hci2 "Lab iTag", hci3 "Lab Stream", hci4 "Lab Dropper", hci5 iBeacon,
 # hci6 Eddystone-URL (guest/fixtures.py), hci7 left free for `bleexplr serve`. One controller per peripheral: bluetoothd keeps one GATT
 # database and one public address per adapter, so peripherals sharing a controller would merge.
+# With bumble, three more peripherals on the same radio link are Bumble hosts with their own security manager
+# (guest/bumble_peers.py: "Lab Lock JW", "Lab Lock Passkey" showing 123456, "Lab Lock Compare"), for pairing:
+# bluetoothd does not see them as adapters, so its default agent answers only the central's side.
 #
 # Host programs reach the VM's system bus at tcp:host=127.0.0.1,port=$LAB_DBUS_PORT (ANONYMOUS auth,
 # libdbus/GDBus only; sd-bus/busctl cannot, it only speaks EXTERNAL). The fixtures' control API is on
@@ -464,6 +467,10 @@ echo $! > /run/fixtures.pid
 n=0; while [ $n -lt 120 ]; do grep -q 'fixtures ready' $L/fixtures.log && break; kill -0 $(cat /run/fixtures.pid) 2>/dev/null || break
   sleep 0.5; n=$((n+1)); done
 t "fixtures: $(grep -h 'fixtures ready' $L/fixtures.log || { echo 'NOT READY'; tail -5 $L/fixtures.log; })"
+if [ "$CONTROLLERS" = bumble ]; then   # the pairing peers (guest/bumble_peers.py) start 20 s after the controllers
+  n=0; while [ $n -lt 120 ]; do grep -q '^peers ready\|^peers: ' $L/bumble.log && break; sleep 0.5; n=$((n+1)); done
+  t "peers: $(grep -h '^peer .* advertising\|^peers' $L/bumble.log | tr '\n' ' ')"
+fi
 free -m > $S/state/free.txt
 echo "$(cut -d' ' -f1 /proc/uptime)" > $S/state/ready
 t "ready"
@@ -522,6 +529,10 @@ from bumble import core, hci, ll
 from bumble.controller import Controller, AdvertisingSet
 from bumble.link import LocalLink
 from bumble.transport import open_transport
+try:   # imported now, while nothing waits for this loop (a module import blocks it for seconds under TCG)
+    sys.path.insert(0, '/xfer/guest'); import bumble_peers
+except Exception as e:
+    bumble_peers = None; print('peers: cannot import guest/bumble_peers.py: %r' % e, flush=True)
 logging.basicConfig(level=os.environ.get('BUMBLE_LOG', 'WARNING'), format='%(asctime)s %(levelname)s %(name)s: %(message)s')
 _r = [int(x) for x in os.environ.get('BUMBLE_RSSI', '-50').split(':')]
 rssi = (lambda: _r[0]) if len(_r) == 1 else (lambda: random.randint(min(_r), max(_r)))
@@ -625,6 +636,17 @@ async def main(n):
             n += 1
         print('linkloss C%s: %d link(s) ended with 0x08 (connection timeout)' % (words[1], n), flush=True)
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, command)
+    # Peripherals with their own security manager (guest/bumble_peers.py), for the pairing tests. Later, not
+    # now: the kernel is still initialising the controllers, and an HCI command left unanswered for 2 s (the
+    # loop busy setting up hosts) makes it drop the index.
+    peers = []
+    async def start_peers():
+        await asyncio.sleep(20)
+        try:
+            peers.extend(await bumble_peers.start(link))
+        except Exception as e:
+            print('peers: FAILED to start: %r' % e, flush=True)
+    if bumble_peers: keep_peers = asyncio.get_running_loop().create_task(start_peers())
     print('ready', flush=True)
     await asyncio.get_running_loop().create_future()
 asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 2))

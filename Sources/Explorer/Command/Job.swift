@@ -96,6 +96,8 @@ public struct JobState: Equatable, Sendable {
     public var unmeasuredWarned = 0
     /// `scan` without `--duration`: what its last line said about each device.
     var printed: [PeripheralID: LiveScan.Mark] = [:]
+    /// The operation was refused for want of encryption and waits for the pairing it started.
+    public var pairingOnDemand = false
 
     public init(job: Job) { self.job = job }
 

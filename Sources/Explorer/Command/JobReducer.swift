@@ -38,6 +38,7 @@ enum JobReducer {
         }
         // No terminal to ask on: the app's reducer rejected an agent request; say why.
         for case let .backend(.answerAgent(_, .reject(why))) in effects { out.append(.output(.warning("pairing request rejected: \(why)"))) }
+        out += pairingRefused(&s, &job, action, effects)
         // The connection became ready: the job's work begins.
         if job.phase == .connecting, let id = job.target, s.peripherals[id]?.connection == .connected {
             out += work(&s, &job, id)
@@ -111,18 +112,23 @@ enum JobReducer {
                 let report = valueReport(s, job, bytes, at: at, origin: .read, offset: offset)
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
-                return fail(&s, &job, "read failed: \(e)")
+                if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the read") }
+                return fail(&s, &job, "read failed: \(e)\(OnDemand.hint(s, target, e))")
             }
         case let .writeCompleted(cid, bytes, type, error) where cid == job.characteristic && job.phase == .working:
-            if let error { return fail(&s, &job, "write failed: \(error)") }
+            if let error {
+                if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the write") }
+                return fail(&s, &job, "write failed: \(error)\(OnDemand.hint(s, target, error))")
+            }
             let report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
             return [.cancelTimer(.operation), .output(.wrote(report))] + leave(&s, &job, exitCode: 0)
         case let .notifyChanged(cid, enabled, error) where cid == job.characteristic && job.phase == .working:
             if let error {
+                if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the subscription") }
                 if case .watch = job.job {
                     return [watchSays("error", "subscribing failed: \(error); reconnecting")] + reconnect(&s, &job, disconnectFirst: true)
                 }
-                return fail(&s, &job, "notifications \(enabled ? "on" : "off") failed: \(error)")
+                return fail(&s, &job, "notifications \(enabled ? "on" : "off") failed: \(error)\(OnDemand.hint(s, target, error))")
             }
             guard enabled else { return [] }
             switch job.job {
@@ -137,8 +143,14 @@ enum JobReducer {
         case let .valueNotified(cid, bytes) where cid == job.characteristic && job.phase == .working:
             return notified(&s, &job, bytes, at: at)
         case let .pairCompleted(id, error) where id == target && job.phase == .working:
+            guard case .pair = job.job else { return pairedOnDemand(&s, &job, id, error) }
             if let error { return fail(&s, &job, "pairing with \(id) failed: \(error)") }
             return [.cancelTimer(.operation), .output(.warning("paired with \(id)"))] + leave(&s, &job, exitCode: 0)
+        case let .agentRequested(r) where r.device == target && job.phase == .working:
+            // BlueZ raises the link's security by itself when an operation is refused, and
+            // asks our agent: the answer may take a person's time.
+            guard job.hasOperationTimer, let cid = job.characteristic, s.operations[cid] != nil else { return [] }
+            return [.startTimer(.operation, after: pairTimeout)]
         case let .scanFailed(error):
             return fail(&s, &job, "scan failed: \(error)")
         case let .failure(error):
@@ -171,6 +183,39 @@ enum JobReducer {
         }
         s.pairing = id
         return [.backend(.pair(id)), .startTimer(.operation, after: pairTimeout)]
+    }
+
+    /// The operation was refused for want of encryption and the app's reducer started pairing.
+    static func pairingOnDemand(_ s: AppState, _ job: inout JobState, _ what: String) -> [Effect] {
+        job.pairingOnDemand = true
+        let who = job.job.address ?? job.target?.rawValue ?? ""
+        let said = Effect.output(.warning("\(who) refused \(what) for want of encryption: pairing…"))
+        if case .watch = job.job { return [said] }
+        return [said, .startTimer(.operation, after: pairTimeout)]
+    }
+
+    /// bluetoothd raised the link's security for the operation under way (a read of a
+    /// characteristic that needs encryption) and asked our agent, which refused (`--confirm
+    /// no`, or no terminal to ask on): bluetoothd 5.66 then never answers the operation (NoReply
+    /// after a minute), so the command ends now, saying why. (A pairing we started for a
+    /// refused operation ends by itself, with Device1.Pair's error.)
+    static func pairingRefused(_ s: inout AppState, _ job: inout JobState, _ action: Action, _ effects: [Effect]) -> [Effect] {
+        guard case let .backend(.agentRequested(r), _) = action, r.device == job.target, job.phase == .working,
+              let cid = job.characteristic, let op = s.operations[cid], !op.waitingForPairing else { return [] }
+        for case let .backend(.answerAgent(id, .reject(why))) in effects where id == r.id {
+            return fail(&s, &job, "\(op.verb.lowercased()) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
+        }
+        return []
+    }
+
+    /// Pairing for a refused operation ended: the app's reducer sent it again, or it failed.
+    static func pairedOnDemand(_ s: inout AppState, _ job: inout JobState, _ id: PeripheralID, _ error: BackendError?) -> [Effect] {
+        guard job.pairingOnDemand else { return [] }
+        job.pairingOnDemand = false
+        // watch too: a pairing that fails now would fail again at every reconnection.
+        if let error { return fail(&s, &job, "pairing with \(id) failed: \(error)") }
+        let said = Effect.output(.warning("paired with \(id); sent again"))
+        return job.hasOperationTimer ? [said, .startTimer(.operation, after: operationTimeout)] : [said]
     }
 
     static func connect(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
@@ -341,6 +386,14 @@ enum JobReducer {
 }
 
 extension JobState {
+    /// read, write, notify: an operation timer runs while the operation is under way.
+    var hasOperationTimer: Bool {
+        switch job {
+        case .read, .write, .notify: return true
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .watch: return false
+        }
+    }
+
     /// Not leaving, not done.
     var isActive: Bool {
         switch phase {

@@ -37,22 +37,36 @@ enum BackendReducer {
             ConnectionReducer.connectFailed(&s, id, error)
         case let .disconnected(id, reason):
             ConnectionReducer.disconnected(&s, id, reason)
+            OnDemand.linkDown(&s, id)
         case let .readCompleted(cid, .success(bytes)):
+            s.operations[cid] = nil
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .read))
         case let .readCompleted(cid, .failure(error)):
+            var effects: [Effect] = []
+            let device = s.operations[cid]?.device
+            if OnDemand.refused(&s, cid, error, &effects) { return effects }
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: [], origin: .read, error: error.description))
-            Reducer.fail(&s, "Read \(label(s, cid)) failed: \(error)")
+            Reducer.fail(&s, "Read \(label(s, cid)) failed: \(error)" + OnDemand.hint(s, device, error))
         case let .writeCompleted(cid, bytes, _, nil):
+            s.operations[cid] = nil
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write))
             s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(label(s, cid))", at: at)
         case let .writeCompleted(cid, bytes, _, error?):
+            var effects: [Effect] = []
+            let device = s.operations[cid]?.device
+            if OnDemand.refused(&s, cid, error, &effects) { return effects }
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write, error: error.description))
-            Reducer.fail(&s, "Write \(label(s, cid)) failed: \(error)")
+            Reducer.fail(&s, "Write \(label(s, cid)) failed: \(error)" + OnDemand.hint(s, device, error))
         case let .notifyChanged(cid, enabled, nil):
+            s.operations[cid] = nil
             if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid) }
             s.alert = Alert(.info, "\(subscription(s, cid)) \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
         case let .notifyChanged(cid, enabled, error?):
-            Reducer.fail(&s, "\(subscription(s, cid)) \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)")
+            var effects: [Effect] = []
+            let device = s.operations[cid]?.device
+            if OnDemand.refused(&s, cid, error, &effects) { return effects }
+            Reducer.fail(&s, "\(subscription(s, cid)) \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)"
+                         + OnDemand.hint(s, device, error))
         case let .valueNotified(cid, bytes):
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
             s.streams[cid]?.add(bytes, at: at)
@@ -75,6 +89,7 @@ enum BackendReducer {
             s.alert = Alert(.warning, "bluetoothd released our pairing agent", at: at)
         case let .pairCompleted(id, error):
             PairingReducer.completed(&s, id, error)
+            return OnDemand.paired(&s, id, error)
         case let .bondChanged(id, bond):
             s.peripherals[id]?.bond = bond
         }

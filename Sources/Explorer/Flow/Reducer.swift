@@ -9,8 +9,13 @@ public enum Reducer {
             ? EventLog.Mark(alert: s.alert, adapter: s.adapter, lastTransition: s.regionWatch.log.last) : nil
         let effects = reduceApp(&s, action)
         if let mark { EventLog.note(action, since: mark, in: &s) }
-        guard s.job != nil else { return effects }
-        return effects + JobReducer.reduce(&s, action, effects)
+        guard s.job != nil else {
+            OnDemand.track(&s, effects)
+            return effects
+        }
+        let all = effects + JobReducer.reduce(&s, action, effects)
+        OnDemand.track(&s, all)
+        return all
     }
 
     static func reduceApp(_ s: inout AppState, _ action: Action) -> [Effect] {

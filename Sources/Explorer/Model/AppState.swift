@@ -161,6 +161,8 @@ public struct AppState: Equatable, Sendable {
     public var pairing: PeripheralID?
     /// The device `X` asked to forget, until the user says y or n.
     public var forgetAsked: PeripheralID?
+    /// Reads, writes and subscriptions under way, for encryption on demand (`OnDemand`).
+    public var operations: [CharacteristicID: GATTOperation] = [:]
 
     /// A device not heard for this long is marked stale, and removed after `expireAfter`.
     public static let staleAfter = 10.0

@@ -50,6 +50,10 @@ enum DemoCatalog {
             c.descriptorValues = values
             return c
         }
+        func encrypted(_ c: SimCharacteristic) -> SimCharacteristic {
+            c.encrypted = true
+            return c
+        }
         func battery(_ level: UInt8) -> SimService {
             service("180F") { [self] s in
                 [char(s, "2A19", [.read, .notify], [level], notify: .periodic(period: 15, jitter: 5))]
@@ -262,14 +266,17 @@ enum DemoCatalog {
     /// The passkey `Demo Lock` "shows" on its display: type it when pairing asks.
     public static let lockPasskey: UInt32 = 246_810
 
-    /// A device that pairs only with a passkey (a random static address, as most do).
+    /// A device that pairs only with a passkey (a random static address, as most do); its
+    /// bolt (2A56) is read and written only over an encrypted link, so a read pairs first.
     static func pairingDevice() -> SimDevice {
         let m = PathMaker("C4:7A:0E:51:3B:D9")
         let d = SimDevice(
             address: "C4:7A:0E:51:3B:D9", name: "Demo Lock", connectable: true,
             advertisement: Advertisement(localName: "Demo Lock", serviceUUIDs: ["1815"], flags: 0x06),
             advInterval: 0.5, baseRSSI: -58, phase: 0.3,
-            services: [m.service("1815") { [m] s in [m.char(s, "2A56", [.read, .write], [0x00])] }, m.battery(88)],
+            services: [m.service("1815") { [m] s in [m.encrypted(m.char(s, "2A56", [.read, .write], [0x00],
+                                                                        userDescription: "Bolt (needs encryption)"))] },
+                       m.battery(88)],
             link: LinkBehaviour(passkey: lockPasskey))
         d.bond.addressType = "random"
         return d

@@ -38,6 +38,9 @@ final class SimCharacteristic {
     var descriptors: [GATTDescriptor]
     var descriptorValues: [AttributeID: Bytes] = [:]
     var notifying = false
+    /// Readable, writable and subscribable only once the device is paired (ATT's
+    /// Insufficient Encryption, which BlueZ answers `NotPermitted: Not paired`).
+    var encrypted = false
     var generation = 0   // bumps on every subscribe/unsubscribe: stale timers check it
 
     init(_ id: CharacteristicID, _ uuid: BLEUUID, _ properties: CharacteristicProperties, value: Bytes,

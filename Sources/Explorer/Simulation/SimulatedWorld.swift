@@ -74,6 +74,7 @@ public final class SimulatedWorld {
                 if !c.properties.contains(.read) {
                     return .readCompleted(cid, .failure(.notPermitted("Read not permitted")))
                 }
+                if c.encrypted, !d.bond.paired { return .readCompleted(cid, .failure(.notPermitted("Not paired"))) }
                 // As a GATT server answers a read blob past the end: ATT error 0x07.
                 guard Int(offset) <= c.value.count else {
                     return .readCompleted(cid, .failure(.failed("Operation failed with ATT error: 0x07 (Invalid Offset)")))
@@ -86,6 +87,7 @@ public final class SimulatedWorld {
                 if !allowed {
                     return .writeCompleted(cid, bytes, type, .notPermitted("Write not permitted"))
                 }
+                if c.encrypted, !d.bond.paired { return .writeCompleted(cid, bytes, type, .notPermitted("Not paired")) }
                 if c.uuid == "2A39", bytes != [0x01] {
                     return .writeCompleted(cid, bytes, type,
                                            .failed("Operation failed with ATT error: 0x80 (Control Point Not Supported)"))
@@ -140,6 +142,7 @@ public final class SimulatedWorld {
                 guard c.properties.canSubscribe else {
                     return .notifyChanged(cid, enabled: on, .notSupported("Operation is not supported"))
                 }
+                if c.encrypted, !d.bond.paired { return .notifyChanged(cid, enabled: on, .notPermitted("Not paired")) }
                 c.generation += 1
                 c.notifying = on
                 if on { self.startNotifying(d, c, t) }

@@ -274,6 +274,54 @@ class Fixtures:
                 for n, s in self.c.State().items()}
 
 
+# ------------------------------------------------------------------ peers with their own security manager
+# guest/bumble_peers.py: Bumble hosts on the lab's radio link ("Lab Lock JW", "Lab Lock Passkey" showing
+# PEER_PASSKEY, "Lab Lock Compare"), each serving ENC_CHAR (needs encryption) and AUTH_CHAR (needs MITM).
+ENC_CHAR = '6c616273-0000-4000-8000-00000000c001'
+AUTH_CHAR = '6c616273-0000-4000-8000-00000000c002'
+PEER_PASSKEY = '123456'
+
+
+def peers_state():
+    """What each peer saw (pairings, failures, passkeys shown, numbers compared), from /xfer/state/peers.json."""
+    sh = os.environ.get('BLEEXPLR_LAB_SH') or os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lab.sh')
+    top = subprocess.run([sh, 'cache-dir'], capture_output=True, text=True, timeout=10).stdout.strip()
+    try:
+        with open(os.path.join(top, 'run', 'xfer', 'state', 'peers.json')) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail('the lab has no Bumble peers (%s): LAB_CONTROLLERS=bumble starts them' % e)
+
+
+class Peer:
+    """One of the Bumble peers, as the central (hci0) knows it."""
+
+    def __init__(self, name, bus=None):
+        self.name = name
+        self.address = peers_state()[name]['address']
+        self.bus = bus or connect_bus()
+
+    def state(self):
+        return peers_state()[self.name]
+
+    def device_path(self):
+        return '/org/bluez/hci0/dev_' + self.address.replace(':', '_')
+
+    def central_prop(self, prop):
+        """Device1.<prop> of the peer on hci0, or None when hci0 does not know it."""
+        try:
+            return dbus.Interface(self.bus.get_object(BLUEZ, self.device_path()), PROPS).Get(DEV_I, prop)
+        except dbus.DBusException:
+            return None
+
+    def forget(self):
+        """Adapter1.RemoveDevice on hci0 (what the app's X does): the bond is gone on our side."""
+        dbus.Interface(self.bus.get_object(BLUEZ, '/org/bluez/hci0'), ADAPTER_I).RemoveDevice(self.device_path())
+        # A discovery still on (another client's, or one bluetoothd keeps after a client left) brings the
+        # device object back from its next advert at once: unpaired, which is what counts.
+        check(pump(10, lambda: not self.central_prop('Paired')), 'hci0 forgot %s (no longer paired)' % self.name)
+
+
 # ------------------------------------------------------------------ the bleexplr binary in the background
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
 
