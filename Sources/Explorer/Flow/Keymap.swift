@@ -198,13 +198,21 @@ public enum Keymap {
         case .char("q"), .ctrl("c"): return .quitRequested
         case .ctrl("l"): return .repaintRequested
         case .resize: return nil
-        case .up, .char("k"): return .helpScrolled(by: -1)
-        case .down, .char("j"): return .helpScrolled(by: 1)
-        case .pageUp, .ctrl("b"): return .helpScrolled(by: -Reducer.pageSize)
-        case .pageDown, .ctrl("f"), .char(" "): return .helpScrolled(by: Reducer.pageSize)
-        case .home, .char("g"): return .helpScrolled(by: -1000)
-        case .end, .char("G"): return .helpScrolled(by: 1000)
-        default: return .helpToggled
+        default: return scrolled(key).map { .helpScrolled(by: $0) } ?? .helpToggled
+        }
+    }
+
+    /// How far a moving key scrolls a panel (the help, the event log): a line, a page, or
+    /// to either end (the reducer stops at the ends).
+    static func scrolled(_ key: Key) -> Int? {
+        switch key {
+        case .up, .char("k"): return -1
+        case .down, .char("j"): return 1
+        case .pageUp, .ctrl("b"): return -Reducer.pageSize
+        case .pageDown, .ctrl("f"), .char(" "): return Reducer.pageSize
+        case .home, .char("g"): return -1_000_000
+        case .end, .char("G"): return 1_000_000
+        default: return nil
         }
     }
 
@@ -216,13 +224,7 @@ public enum Keymap {
         case .ctrl("l"): return .repaintRequested
         case .char("L"), .escape, .left, .char("h"), .backspace: return .logToggled
         case .char("e"): return .logProblemsOnlyToggled
-        case .up, .char("k"): return .logScrolled(by: -1)
-        case .down, .char("j"): return .logScrolled(by: 1)
-        case .pageUp, .ctrl("b"): return .logScrolled(by: -Reducer.pageSize)
-        case .pageDown, .ctrl("f"), .char(" "): return .logScrolled(by: Reducer.pageSize)
-        case .home, .char("g"): return .logScrolled(by: -1_000_000)
-        case .end, .char("G"): return .logScrolled(by: 1_000_000)
-        default: return nil
+        default: return scrolled(key).map { .logScrolled(by: $0) }
         }
     }
 
