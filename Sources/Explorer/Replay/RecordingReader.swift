@@ -35,19 +35,8 @@ public struct Recording: Sendable {
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) > maxBytes {
             throw ReadError(description: "\(path) is larger than \(maxBytes >> 20) MB (\(Int(st.st_size) >> 20) MB)")
         }
-        var bytes: [UInt8] = []
-        if (st.st_mode & S_IFMT) == S_IFREG { bytes.reserveCapacity(Int(st.st_size)) }
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = read(fd, &buf, buf.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ReadError(description: "cannot read \(path): \(errnoText())")
-            }
-            if n == 0 { break }
-            bytes.append(contentsOf: buf[0..<n])
-            guard bytes.count <= maxBytes else { throw ReadError(description: "\(path) is larger than \(maxBytes >> 20) MB") }
-        }
+        let bytes: Bytes
+        do { bytes = try FileBytes.readAll(fd, limit: maxBytes, name: path) } catch { throw ReadError(description: error.description) }
         return try parse(String(decoding: bytes, as: UTF8.self), name: path)
     }
 

@@ -23,24 +23,28 @@ public enum FileBytes {
         }
         let cut = larger == .newestLines && Int(st.st_size) > limit
         if cut { lseek(fd, off_t(Int(st.st_size) - limit), SEEK_SET) }
-        var out = try readAll(fd, limit: limit) { "\(TerminalSafe.text(path)) is larger than \(size($0))" }
+        var out = try readAll(fd, limit: limit, name: path)
         if cut, let nl = out.firstIndex(of: 0x0A) { out.removeSubrange(...nl) }
         return out
     }
 
-    /// An open file's bytes to its end; more than `limit`: `tooLarge(limit)` is the error.
-    public static func readAll(_ fd: Int32, limit: Int, tooLarge: (Int) -> String) throws(ReadError) -> Bytes {
+    /// An open file's bytes to its end; more than `limit` is an error ("NAME is larger than 64 MB").
+    public static func readAll(_ fd: Int32, limit: Int, name path: String) throws(ReadError) -> Bytes {
         var out: Bytes = []
+        var st = stat()   // a regular file says its size: room for it at once (a recording is tens of MB)
+        if fstat(fd, &st) == 0, st.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) {
+            out.reserveCapacity(min(limit, max(0, Int(st.st_size) - Int(lseek(fd, 0, SEEK_CUR)))))
+        }
         var buf = Bytes(repeating: 0, count: min(1 << 16, limit + 1))
         while true {
             let n = Glibc.read(fd, &buf, buf.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ReadError(description: String(cString: strerror(errno)))
+                throw ReadError(description: "cannot read \(TerminalSafe.text(path)): \(String(cString: strerror(errno)))")
             }
             if n == 0 { return out }
             out += buf[0..<n]
-            if out.count > limit { throw ReadError(description: tooLarge(limit)) }
+            if out.count > limit { throw ReadError(description: "\(TerminalSafe.text(path)) is larger than \(size(limit))") }
         }
     }
 
