@@ -21,8 +21,9 @@ final class LyingBlueZEndToEndTests {
     /// The device's Device1 properties in the snapshot.
     var device: [String: DBusValue] = [:]
     var startDiscovery: DBusReply = .values([])
-    /// Calls to GetManagedObjects left unanswered (a bluetoothd that hangs).
-    var hangs = false
+    /// GetManagedObjects, or Connect, left unanswered (a bluetoothd that hangs).
+    var snapshotHangs = false
+    var connectHangs = false
     var held: [DBusMethodCall] = []
 
     init() throws {
@@ -32,12 +33,12 @@ final class LyingBlueZEndToEndTests {
             members.append(call.member)
             switch call.member {
             case "GetManagedObjects":
-                if hangs && device.isEmpty { held.append(call); return .deferred }
+                if snapshotHangs { held.append(call); return .deferred }
                 return .values([Self.tree(["/org/bluez/hci0": ["org.bluez.Adapter1": [
                     "Address": .string("00:AA:01:00:00:23"), "Powered": .bool(true), "Discovering": .bool(false)]],
                                            Self.dev: ["org.bluez.Device1": device]])])
             case "StartDiscovery": return startDiscovery
-            case "Connect" where hangs: held.append(call); return .deferred
+            case "Connect" where connectHangs: held.append(call); return .deferred
             default: return .values([])
             }
         }
@@ -135,7 +136,7 @@ final class LyingBlueZEndToEndTests {
     /// GetManagedObjects never answered: the app is up, and quits at once when asked
     /// (the reply it waits for never blocks the UI). Then the reply comes, too late.
     @Test func snapshotThatNeverComesDoesNotHangTheUI() throws {
-        hangs = true
+        snapshotHangs = true
         let t = try Tmux("hang", command: wrapped("--bus '\(bus.address)'"))
         #expect(serve(until: { !self.held.isEmpty }, timeout: 20), "\(members)")
         var screen = ""
@@ -153,7 +154,7 @@ final class LyingBlueZEndToEndTests {
     /// A Connect that bluetoothd never answers: the app says it is connecting, Esc gives up
     /// at once (the list is back, keys answer), q quits at once; the reply then comes, late.
     @Test func connectThatNeverComesDoesNotHangTheUI() throws {
-        hangs = true
+        connectHangs = true
         device = ["Address": .string("C0:FF:EE:00:00:01"), "Name": .string("Hang"), "RSSI": .int16(-50),
                   "Adapter": .objectPath("/org/bluez/hci0")]
         let t = try Tmux("hangconnect", command: wrapped("--bus '\(bus.address)'"))
