@@ -40,6 +40,8 @@ enum Chrome {
             case .filter: prompt = "/ filter: "
             case .write: prompt = "write (hex 01 ff, or \"text\"): "
             case .hook: prompt = "hook (exec CMD · post URL · off): "
+            case .alias: prompt = "alias (empty: none): "
+            case let .uuidName(uuid): prompt = "name for \(uuid) (empty: none): "
             }
             var x = g.put(prompt, x: 0, y: msgY, style: .accent)
             x = drawLine(input, x: x, y: msgY, room: g.width - x - 1, into: &g)

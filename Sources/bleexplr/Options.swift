@@ -107,7 +107,8 @@ func verbParser(_ name: String) -> (any VerbParser)? {
 /// Parses the command line: global options anywhere, then the verb and its own flags.
 func parse(_ all: [String]) -> Options {
     var o = Options()   // the configuration's defaults first: the command line overrides them
-    if case let .success(c) = UserConfig.loaded { o.adapter = c.adapter; if let f = c.rssiFloor { o.rssiFloor = f } }
+    if case let .success(c) = UserConfig.loaded { o.adapter = c.adapter; o.regions.regions = c.regions; o.regions.config = c.regionConfig }
+    if case let .success(c) = UserConfig.loaded, let f = c.rssiFloor { o.rssiFloor = f }
     var args = Args(all: all)
     var verb: (name: String, parser: any VerbParser)?
     var positional: [String] = []

@@ -3,7 +3,7 @@ import Explorer
 
 /// iBeacon regions: the app's regions panel and `monitor` share these options.
 struct RegionFlags {
-    var regions: [Region] = []
+    var regions: [Region] = [], regionsGiven = false   // the configuration's, until the command line names its own
     var config = RegionConfig()
     var onEnter: String?
     var onExit: String?
@@ -13,6 +13,7 @@ struct RegionFlags {
         case "--region":
             switch Region.parse(args.value(a)) {
             case let .success(r):
+                if !regionsGiven { regions = []; regionsGiven = true }
                 guard !regions.contains(where: { $0.name == r.name }) else { fail("region '\(r.name)' is given twice") }
                 regions.append(r)
             case let .failure(e): fail(e.message)

@@ -15,7 +15,8 @@ import CMalloc
 mallopt(M_MMAP_THRESHOLD, 32 << 20)
 
 let options = parse(Array(CommandLine.arguments.dropFirst()))
-switch UserConfig.loaded { case let .success(c): UserNames.install(c.names); case let .failure(e): fail(e.description) }
+switch (UserConfig.loaded, NamesFile.load(NamesFile.path)) {   // the configuration's names, and those chosen with N
+case let (.success(c), .success(n)): UserNames.install(c.names, chosen: n); case let (.failure(e), _), let (_, .failure(e)): fail(e.description) }
 if let path = options.record, Recorder.isTaken(path) { fail(Recorder.existsMessage(path)) }   // O_EXCL as well, when it opens
 let loop = EventLoop()
 let secrets: Secrets

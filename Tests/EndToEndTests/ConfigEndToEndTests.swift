@@ -72,4 +72,65 @@ struct ConfigEndToEndTests {
         let (plain, _) = try spawn("/bin/sh", ["-c", "XDG_CONFIG_HOME='\(dir)' BLEEXPLR_CONFIG= '\(Tmux.binary)' --demo scan --duration 1 >/dev/null 2>&1"])
         #expect(plain == 0)
     }
+
+    /// `N` in the app: an alias for the iTag and a name for the HRM's service, saved in
+    /// names.json beside the configuration (config.toml stays as it was), shown at once,
+    /// and by every command after (`scan --json`'s alias, `services`).
+    @Test func namesChosenInTheAppAreSavedAndShownEverywhere() throws {
+        let dir = tempPath("config-names")
+        try FileManager.default.createDirectory(atPath: dir + "/bleexplr", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.config.write(toFile: dir + "/bleexplr/config.toml", atomically: true, encoding: .utf8)
+        let t = try Tmux("config-names", command: "export XDG_CONFIG_HOME='\(dir)'; " + wrapped("--demo"))
+        _ = try t.filterScanList("iTag", "only the iTag listed") { $0.contains("Demo iTag") && !$0.contains("Bench HRM") }
+        try t.keys("N")
+        try t.waitFor(text: "alias (empty: none):")
+        try t.literal("Keys")
+        try t.keys("Enter")
+        try t.waitFor("the alias saved") { $0.contains("▶ Keys") && $0.contains("saved in /tmp/") }
+        try t.keys("Escape")   // the filter off: the alias is in the list
+        try t.waitFor("the alias in the list") { $0.contains("Keys") && $0.contains("Bench HRM") && !$0.contains("Demo iTag") }
+        // The device screen's service row: N names its UUID.
+        _ = try t.filterScanList("Bench", "only Bench HRM listed") { $0.contains("Bench HRM") && !$0.contains("Keys") }
+        try t.keys("Enter")
+        try t.waitFor(text: "Heart Rate Measurement")
+        try t.keys("N")
+        try t.waitFor(text: "name for 180D (empty: none):")
+        try t.literal("Bench heart")
+        try t.keys("Enter")
+        try t.waitFor("the service's new name in the tree") { $0.contains("Bench heart") && $0.contains("saved in") }
+        try t.keys("q")
+        try t.waitFor(text: "EXIT=0")
+        #expect(try String(contentsOfFile: dir + "/bleexplr/config.toml", encoding: .utf8) == Self.config)
+        let names = try String(contentsOfFile: dir + "/bleexplr/names.json", encoding: .utf8)
+        #expect(names.contains("\"FC:58:FA:1A:2B:3C\": \"Keys\"") && names.contains("\"Bench heart\""), "\(names)")
+
+        let env = "XDG_CONFIG_HOME='\(dir)' '\(Tmux.binary)'"
+        var (code, out) = try spawn("/bin/sh", ["-c", "\(env) --demo scan --duration 2 --json"])
+        #expect(code == 0)
+        let lines = out.split(separator: "\n")
+        #expect(lines.contains { $0.contains("\"address\":\"FC:58:FA:1A:2B:3C\",\"name\":\"Demo iTag\",\"alias\":\"Keys\"") }, "\(out)")
+        #expect(lines.contains { $0.contains("\"name\":\"Demo HRM\",\"alias\":\"Bench HRM\"") }, "the configuration's alias too: \(out)")
+        (code, out) = try spawn("/bin/sh", ["-c", "\(env) --demo services E4:1C:22:5D:90:11"])
+        #expect(code == 0 && out.contains("Bench heart"), "\(out)")
+        // BLEEXPLR_CONFIG= starts without either file.
+        (code, out) = try spawn("/bin/sh", ["-c", "BLEEXPLR_CONFIG= \(env) --demo scan --duration 1"])
+        #expect(code == 0 && !out.contains("Keys") && !out.contains("Bench HRM"), "\(out)")
+    }
+
+    /// Regions from the configuration: `monitor` without `--region` watches them; one on the
+    /// command line replaces them.
+    @Test func regionsComeFromTheConfigurationUnlessTheCommandLineNamesSome() throws {
+        let config = """
+        [regions]
+        Stoop = "B9407F30-F5F8-466E-AFF9-25556B57FE6D:7"
+        [defaults]
+        enter_rssi = -90
+        exit_rssi = -100
+        """
+        var (code, out) = try Self.run(config, "--demo monitor --duration 9 --json")
+        #expect(code == 0 && out.contains("\"event\":\"enter\"") && out.contains("\"region\":\"Stoop\""), "\(out)")
+        (code, out) = try Self.run(config, "--demo monitor --region Gate=B9407F30-F5F8-466E-AFF9-25556B57FE6D --duration 9 --json")
+        #expect(code == 0 && out.contains("\"region\":\"Gate\"") && !out.contains("Stoop"), "\(out)")
+    }
 }

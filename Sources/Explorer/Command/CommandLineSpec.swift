@@ -224,9 +224,10 @@ docs/hooks.md for watch and monitor, with a kintone example.
     public static let files = """
 $XDG_CONFIG_HOME/bleexplr/config.toml (or config.json; ~/.config without XDG_CONFIG_HOME): \
 aliases for devices by address, names and value formats for vendor UUIDs, favourites pinned to \
-the top of the scan list, and the default adapter and RSSI floor (docs/config.md). It is read, \
-never written; a bad one stops bleexplr with one line naming the file, the line and the problem. \
-BLEEXPLR_CONFIG=FILE reads FILE instead, BLEEXPLR_CONFIG= none.
+the top of the scan list, iBeacon regions, and the default adapter, RSSI floor and region \
+thresholds (docs/config.md). It is read, never written; a bad one stops bleexplr with one line \
+naming the file, the line and the problem. Names chosen with N in the app go to names.json in \
+the same folder. BLEEXPLR_CONFIG=FILE reads FILE instead, BLEEXPLR_CONFIG= neither file.
 """
 
     /// `bleexplr 0.1.0 (commit 2dde32aca672)`: what --version prints and the manual page's footer names.

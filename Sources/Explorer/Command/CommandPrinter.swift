@@ -135,7 +135,7 @@ public struct CommandPrinter: Sendable {
     /// `before`: fields that come first (a live scan's `t`, `event`, `changed`).
     static func deviceJSON(_ p: Peripheral, keys: [String: Bytes] = [:], sameEmitter: [String] = [], before: JSONLine = JSONLine()) -> String {
         var j = before
-        j.string("address", p.address); j.string("name", p.name); j.int("rssi", p.rssi)
+        j.string("address", p.address); j.string("name", p.name); j.string("alias", p.alias); j.int("rssi", p.rssi)
         j.bool("connectable", p.connectable)
         j.string("addressType", p.bond.addressType)
         j.bool("paired", p.bond.paired); j.bool("bonded", p.bond.bonded)

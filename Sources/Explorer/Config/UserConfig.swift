@@ -11,6 +11,11 @@ public struct UserConfig: Equatable, Sendable {
     public var adapter: String?
     /// `--rssi-floor` unless the command line gives one: .some(nil) is "off".
     public var rssiFloor: Int??
+    /// iBeacon regions (`--region`), in the file's order of names, unless the command line
+    /// names its own.
+    public var regions: [Region] = []
+    /// `--enter-rssi`, `--exit-rssi`, `--exit-after` unless the command line gives them.
+    public var regionConfig = RegionConfig()
     /// Where it was read from (nil: no file).
     public var path: String?
 
@@ -42,10 +47,9 @@ public struct UserConfig: Equatable, Sendable {
     /// Reads and checks `path` (nil: no configuration). A file BLEEXPLR_CONFIG names must exist.
     public static func load(_ path: String?) -> Result<UserConfig, Problem> {
         guard let path else { return .success(UserConfig()) }
-        guard let text = readFile(path) else {
-            return .failure(Problem(path: path, reason: "cannot be read: " + String(cString: strerror(errno))))
+        do { return parse(try readFile(path), path: path) } catch {
+            return .failure(Problem(path: path, reason: (error.description.hasPrefix("cannot") ? "cannot be read: " : "") + error.reason))
         }
-        return parse(text, path: path)
     }
 
     /// `text` as TOML (a `.toml` path) or JSON (any other).
@@ -70,8 +74,8 @@ public struct UserConfig: Equatable, Sendable {
 
     init(_ v: JSONValue) throws(Invalid) {
         guard let top = v.object else { throw Invalid(reason: "the top level must be a table of settings") }
-        for key in top.keys where !["aliases", "names", "favourites", "defaults"].contains(key) {
-            throw Invalid(reason: "unknown setting '\(TerminalSafe.text(key))' (aliases, names, favourites, defaults)")
+        for key in top.keys where !["aliases", "names", "favourites", "regions", "defaults"].contains(key) {
+            throw Invalid(reason: "unknown setting '\(TerminalSafe.text(key))' (aliases, names, favourites, regions, defaults)")
         }
         for (address, name) in try Self.table(top["aliases"], "aliases") {
             guard let a = PeripheralID.address(address) else { throw Invalid(reason: "aliases: '\(TerminalSafe.text(address))' is not an address like AA:BB:CC:DD:EE:FF") }
@@ -102,6 +106,12 @@ public struct UserConfig: Equatable, Sendable {
                 names.favourites.insert(a)
             }
         }
+        for (name, value) in try Self.table(top["regions"], "regions") {
+            guard let spec = value.string, case let .success(r) = Region.parse(name + "=" + spec) else {
+                throw Invalid(reason: "regions: '\(TerminalSafe.text(name))' needs a name of 1 to 64 characters and \"UUID[:MAJOR[:MINOR]]\" (a 128-bit proximity UUID)")
+            }
+            regions.append(r)
+        }
         for (key, value) in try Self.table(top["defaults"], "defaults") {
             switch key {
             case "adapter":
@@ -114,8 +124,17 @@ public struct UserConfig: Equatable, Sendable {
                     guard let n = value.int, (-127...20).contains(n) else { throw Invalid(reason: "defaults: rssi_floor is -127...20 or \"off\"") }
                     rssiFloor = .some(n)
                 }
-            default: throw Invalid(reason: "defaults: unknown setting '\(TerminalSafe.text(key))' (adapter, rssi_floor)")
+            case "enter_rssi", "exit_rssi":
+                guard let n = value.int, (-127...20).contains(n) else { throw Invalid(reason: "defaults: \(key) is -127...20") }
+                if key == "enter_rssi" { regionConfig.enterRSSI = n } else { regionConfig.exitRSSI = n }
+            case "exit_after":
+                guard let n = value.number, n > 0, n <= 3600 else { throw Invalid(reason: "defaults: exit_after is seconds, more than 0 and at most 3600") }
+                regionConfig.exitAfter = n
+            default: throw Invalid(reason: "defaults: unknown setting '\(TerminalSafe.text(key))' (adapter, rssi_floor, enter_rssi, exit_rssi, exit_after)")
             }
+        }
+        guard regionConfig.exitRSSI <= regionConfig.enterRSSI else {
+            throw Invalid(reason: "defaults: exit_rssi (\(regionConfig.exitRSSI)) must be at or below enter_rssi (\(regionConfig.enterRSSI)): the gap is what stops flapping")
         }
     }
 
@@ -140,48 +159,7 @@ public struct UserConfig: Equatable, Sendable {
         ValueFormat.allCases.first { $0 != .decoded && (shortName($0) == s || $0.rawValue == s) }
     }
 
-    static func readFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count <= maxBytes {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { return String(decoding: bytes, as: UTF8.self) }
-            bytes += chunk[0..<n]
-        }
-        errno = EFBIG
-        return nil
+    static func readFile(_ path: String) throws(FileBytes.ReadError) -> String {
+        String(decoding: try FileBytes.read(path, limit: maxBytes), as: UTF8.self)
     }
-}
-
-/// The names the user gave, as every screen and command shows them: read-only after
-/// startup (`install`, once, before the event loop), like the assigned-numbers tables it
-/// stands in front of (AssignedNumbers, Peripheral.displayName, ValueDecoder).
-public struct UserNames: Equatable, Sendable {
-    public struct UUIDName: Equatable, Sendable {
-        public var name: String
-        public var format: ValueFormat?
-    }
-
-    /// Upper-case address to alias.
-    public var aliases: [String: String] = [:]
-    public var uuids: [BLEUUID: UUIDName] = [:]
-    /// Upper-case addresses.
-    public var favourites: Set<String> = []
-
-    public init() {}
-
-    public func alias(_ address: String) -> String? { aliases.isEmpty ? nil : aliases[address] }
-    public func name(_ uuid: BLEUUID) -> String? { uuids.isEmpty ? nil : uuids[uuid]?.name }
-    public func format(_ uuid: BLEUUID) -> ValueFormat? { uuids.isEmpty ? nil : uuids[uuid]?.format }
-    public func isFavourite(_ address: String) -> Bool { !favourites.isEmpty && favourites.contains(address) }
-
-    /// The process's names: empty until main installs the configuration. Written once,
-    /// before any other thread or the event loop runs; tests use a `UserNames` of their own.
-    public nonisolated(unsafe) private(set) static var current = UserNames()
-
-    public static func install(_ names: UserNames) { current = names }
 }

@@ -54,6 +54,8 @@ public enum Action: Equatable, Sendable {
     case screenResized(width: Int, height: Int)
     /// `a` on a characteristic: attach (or change, or detach) a hook.
     case hookStarted
+    /// `N`: name a device (its alias) or the UUID under the cursor.
+    case nameStarted
     /// `b`: the iBeacon regions screen.
     case regionsRequested
     case quitRequested
@@ -113,6 +115,8 @@ public enum Action: Equatable, Sendable {
     case replayRewound(ReplayStatus)
     /// The values written before to a characteristic (`WriteHistory.key`), read from the state directory.
     case writeHistoryLoaded(key: String, [String])
+    /// A name chosen with `N` was saved (in this file) and is shown now, or could not be.
+    case nameSaved(NameChange, Result<String, UserConfig.Problem>)
 }
 
 /// What the reducer asks the outside world to do. Data, not calls: tests compare them.
@@ -140,6 +144,8 @@ public enum Effect: Equatable, Sendable {
     /// Read (`.writeHistoryLoaded` comes back) or save a characteristic's write history.
     case loadWriteHistory(key: String)
     case saveWriteHistory(key: String, [String])
+    /// Save a name chosen with `N` (`NamesFile`) and show it (`.nameSaved` comes back).
+    case saveName(NameChange)
     /// The command is done: exit with this status.
     case finish(exitCode: Int32)
     case quit

@@ -126,9 +126,10 @@ public enum Keymap {
         KeyRow(label: "a", help: "hook on each value: exec CMD, post URL, off", bindings: [
             KeyBinding([.char("a")], .hookStarted, needs: [.notify, .indicate], hints: [.characteristic: "a hook"]),
         ]),
-        KeyRow(label: "b L", help: "iBeacon regions; event log (e in it: problems only)", bindings: [
+        KeyRow(label: "b L N", help: "iBeacon regions; event log; name a device or UUID", bindings: [
             KeyBinding([.char("b")], .regionsRequested),
             KeyBinding([.char("L")], .logToggled),
+            KeyBinding([.char("N")], .nameStarted, on: [.scan, .details, .device, .characteristic]),
         ]),
         KeyRow(label: "e t B X", help: "pair; trust, block (on/off); forget (asks y/n)", bindings: [
             KeyBinding([.char("e")], .pairRequested, on: [.scan, .details, .device], hints: [.device: "e pair"], replayHints: [:]),

@@ -141,6 +141,12 @@ public enum Reducer {
             // Empty, so that "off" typed as it reads detaches (the screen shows the current hook).
             s.input = InputLine(purpose: .hook(p, c.id))
             return []
+        case .nameStarted:
+            NamingReducer.start(&s)
+            return []
+        case let .nameSaved(change, result):
+            NamingReducer.saved(&s, change, result)
+            return []
         case .regionsRequested:
             s.route = s.route == .regions ? .scan : .regions
             return []
@@ -470,6 +476,8 @@ public enum Reducer {
             }
         case let .hook(pid, cid):
             return submitHook(&s, input.text, pid, cid)
+        case .alias, .uuidName:
+            return NamingReducer.submit(&s, input.text, input.purpose)
         }
     }
 

@@ -23,6 +23,9 @@ public struct InputLine: Equatable, Sendable {
         case write(PeripheralID, CharacteristicID)
         /// `a`: "exec CMD" or "post URL" to run on each notification; empty or "off" detaches.
         case hook(PeripheralID, CharacteristicID)
+        /// `N`: a device's alias, a UUID's name (`NamingReducer`).
+        case alias(PeripheralID)
+        case uuidName(BLEUUID)
     }
     /// Characters a line holds at most.
     public static let limit = 512

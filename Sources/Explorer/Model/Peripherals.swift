@@ -75,6 +75,11 @@ public struct Peripherals: Equatable, Sendable, Sequence, ExpressibleByDictionar
         shown = keepsOrder ? ScanOrder(ScanOrder.Query(scan), byID.values) : ScanOrder(ScanOrder.Query(scan))
     }
 
+    /// The names shown changed (an alias chosen with `N`): the order is made again with them.
+    mutating func namesChanged() {
+        if keepsOrder { shown = ScanOrder(shown.query, byID.values) }
+    }
+
     mutating func keepOrder(_ on: Bool) {
         guard on != keepsOrder else { return }
         keepsOrder = on

@@ -84,6 +84,13 @@ public struct JSONLine {
         }
     }
 
+    /// A JSON string of `s`, escaped as every value is.
+    public static func quoted(_ s: String) -> String {
+        var out = "\""
+        escape(s, into: &out)
+        return out + "\""
+    }
+
     /// `[ ... ]` of already-built JSON values.
     public static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 }

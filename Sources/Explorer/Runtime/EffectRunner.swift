@@ -89,6 +89,19 @@ public final class EffectRunner {
             store.send(.writeHistoryLoaded(key: key, WriteHistoryFile.load(key)))
         case let .saveWriteHistory(key, values):
             WriteHistoryFile.save(key, values)
+        case let .saveName(change):
+            guard let path = NamesFile.path else {
+                let none = UserConfig.Problem(path: "names.json", reason: "bleexplr runs without a configuration (BLEEXPLR_CONFIG=, or no HOME)")
+                store.send(.nameSaved(change, .failure(none)))
+                return
+            }
+            switch NamesFile.save(change, path: path) {
+            case let .success(names):
+                UserNames.choose(names)
+                store.send(.nameSaved(change, .success(path)))
+            case let .failure(problem):
+                store.send(.nameSaved(change, .failure(problem)))
+            }
         case let .finish(code):
             onFinish?(code)
         case .quit:

@@ -3,7 +3,15 @@
 /// A whole file's bytes, up to a limit (specs, streams, recordings: named by the user,
 /// read as they are: invalid UTF-8 stays for the reader to judge).
 public enum FileBytes {
-    public struct ReadError: Error, CustomStringConvertible { public let description: String }
+    public struct ReadError: Error, CustomStringConvertible {
+        public let description: String
+        /// Without the file's name ("No such file or directory", "larger than 1 MB").
+        public let reason: String
+        init(_ path: String, _ reason: String, joined: String = ": ") {
+            self.reason = reason
+            description = (joined == ": " ? "cannot read " : "") + TerminalSafe.text(path) + joined + reason
+        }
+    }
 
     /// What a file over the limit gives: an error, or its newest whole lines (a history
     /// that grew: what comes after the first line break within the last `limit` bytes).
@@ -14,12 +22,12 @@ public enum FileBytes {
     public static func read(_ path: String, limit: Int, larger: Larger = .refused,
                             ownFile: Bool = false) throws(ReadError) -> Bytes {
         let fd = open(path, O_RDONLY | O_CLOEXEC | (ownFile ? O_NOFOLLOW | O_NONBLOCK : 0))
-        guard fd >= 0 else { throw ReadError(description: "cannot read \(TerminalSafe.text(path)): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ReadError(path, String(cString: strerror(errno))) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ReadError(description: "cannot read \(TerminalSafe.text(path))") }
+        guard fstat(fd, &st) == 0 else { throw ReadError(path, String(cString: strerror(errno))) }
         if ownFile && st.st_mode & mode_t(S_IFMT) != mode_t(S_IFREG) {
-            throw ReadError(description: "\(TerminalSafe.text(path)) is not a regular file")
+            throw ReadError(path, "not a regular file", joined: " is ")
         }
         let cut = larger == .newestLines && Int(st.st_size) > limit
         if cut { lseek(fd, off_t(Int(st.st_size) - limit), SEEK_SET) }
@@ -40,11 +48,11 @@ public enum FileBytes {
             let n = Glibc.read(fd, &buf, buf.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ReadError(description: "cannot read \(TerminalSafe.text(path)): \(String(cString: strerror(errno)))")
+                throw ReadError(path, String(cString: strerror(errno)))
             }
             if n == 0 { return out }
             out += buf[0..<n]
-            if out.count > limit { throw ReadError(description: "\(TerminalSafe.text(path)) is larger than \(size(limit))") }
+            if out.count > limit { throw ReadError(path, "larger than \(size(limit))", joined: " is ") }
         }
     }
 
@@ -64,5 +72,30 @@ public enum FileBytes {
             written += n
         }
         return close(fd) == 0
+    }
+
+    /// Replaces a file bleexplr keeps for itself (its state, the names chosen in the app)
+    /// with `bytes`: written whole to a new file (`mode`), then renamed over the old one, so
+    /// that a crash leaves the old file or the new one, never half of either, and a
+    /// symbolic link put in its place is replaced, never followed. False when any of it failed.
+    public static func replace(_ path: String, _ bytes: Bytes, mode: mode_t = 0o600) -> Bool {
+        let temporary = path + ".new-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { return false }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            written += n
+        }
+        let synced = written == bytes.count && fsync(fd) == 0
+        guard close(fd) == 0, synced, rename(temporary, path) == 0 else {
+            let saved = errno
+            unlink(temporary)
+            errno = saved
+            return false
+        }
+        return true
     }
 }

@@ -24,21 +24,6 @@ public enum WriteHistoryFile {
     @discardableResult
     public static func save(_ key: String, _ values: [String], folder: String? = nil) -> Bool {
         guard !key.isEmpty, let dir = folder ?? directory(create: true) else { return false }
-        let path = dir + "/" + key, temporary = path + ".new-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return false }
-        let bytes = Array(WriteHistory.text(values).utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            written += n
-        }
-        guard close(fd) == 0, written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
+        return FileBytes.replace(dir + "/" + key, Array(WriteHistory.text(values).utf8))
     }
 }
