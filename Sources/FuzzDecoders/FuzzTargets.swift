@@ -7,7 +7,8 @@ import TUI
 /// FUZZ_TARGET the first byte of the input picks the target. Each returns the text that
 /// would reach a terminal (checked by the caller) and traps on a broken invariant.
 enum FuzzTarget: String, CaseIterable {
-    /// Advertisement and value decoders (BTHome, Continuity, beacons, ...), via UntrustedInput.
+    /// Advertisement and value decoders (BTHome, Continuity, beacons, ...), via
+    /// UntrustedInput.families: the first byte picks the family.
     case decoders
     /// `decode HEX [HEX]`: its arguments as the shell reads them, text and JSON output.
     case decode
@@ -33,7 +34,11 @@ enum FuzzTarget: String, CaseIterable {
         let text = String(decoding: b, as: UTF8.self)
         switch self {
         case .decoders:
-            return UntrustedInput.texts(b)
+            // One family per input (its first byte), the rest of the input its bytes; the
+            // seeds' first bytes cycle through the families.
+            guard let first = b.first else { return [] }
+            let families = UntrustedInput.families
+            return families[Int(first) % families.count].texts(Array(b.dropFirst()))
         case .decode:
             var out: [String] = []
             let args = text.split(whereSeparator: { $0 == "\n" || $0 == "\t" || $0 == "," }).prefix(4)

@@ -109,9 +109,13 @@ public struct CellGrid: Equatable, Sendable {
     /// The grid as text lines, trailing spaces removed: what tests compare.
     public func lines() -> [String] {
         (0..<height).map { y in
+            // Up to the last cell that shows something (a blank, or the right half of a
+            // wide character, shows nothing): no trailing spaces to take off one by one.
+            let row = cells[(y * width)..<(y * width + width)]
+            guard let last = row.lastIndex(where: { !$0.text.isEmpty && $0.text != " " }) else { return "" }
             var s = ""
-            for x in 0..<width { s += cells[y * width + x].text }
-            while s.last == " " { s.removeLast() }
+            s.reserveCapacity(last - row.startIndex + 1)
+            for cell in row[...last] { s += cell.text }
             return s
         }
     }

@@ -11,78 +11,13 @@ import Explorer
 @MainActor
 @Suite("End to end: bleexplr against a lying org.bluez", .serialized)
 final class LyingBlueZEndToEndTests {
-    static let dev = "/org/bluez/hci0/dev_C0_FF_EE_00_00_01"
     static let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mred"
 
-    let bus: PrivateBus
-    let loop = EventLoop()
-    let bluez: DBusConnection
-    var members: [String] = []
-    /// The device's Device1 properties in the snapshot.
-    var device: [String: DBusValue] = [:]
-    var startDiscovery: DBusReply = .values([])
-    /// GetManagedObjects, or Connect, left unanswered (a bluetoothd that hangs).
-    var snapshotHangs = false
-    var connectHangs = false
-    var held: [DBusMethodCall] = []
-
-    init() throws {
-        bus = try PrivateBus()
-        bluez = try DBusConnection.open(address: bus.address, loop: loop)
-        bluez.exportHandler { [unowned self] call in
-            members.append(call.member)
-            switch call.member {
-            case "GetManagedObjects":
-                if snapshotHangs { held.append(call); return .deferred }
-                return .values([Self.tree(["/org/bluez/hci0": ["org.bluez.Adapter1": [
-                    "Address": .string("00:AA:01:00:00:23"), "Powered": .bool(true), "Discovering": .bool(false)]],
-                                           Self.dev: ["org.bluez.Device1": device]])])
-            case "StartDiscovery": return startDiscovery
-            case "Connect" where connectHangs: held.append(call); return .deferred
-            default: return .values([])
-            }
-        }
-        var owned: Result<UInt32, DBusError>?
-        bluez.requestName("org.bluez") { owned = $0 }
-        #expect(loop.run(until: { owned != nil }, timeout: 5))
-    }
-
-    static func tree(_ objects: [String: [String: [String: DBusValue]]]) -> DBusValue {
-        .dict(key: "o", value: "a{sa{sv}}", objects.keys.sorted().map { path in
-            DBusDictEntry(.objectPath(path), .dict(key: "s", value: "a{sv}", objects[path]!.keys.sorted().map { i in
-                DBusDictEntry(.string(i), .vardict(objects[path]![i]!))
-            }))
-        })
-    }
-
-    /// Serves the fake bluetoothd until `condition` holds (checked ten times a second).
-    func serve(until condition: () -> Bool, timeout: Double) -> Bool {
-        var tick: EventLoop.TimerID?
-        func again() { tick = loop.schedule(after: 0.1) { again() } }
-        again()
-        defer { tick.map(loop.cancel) }
-        return loop.run(until: condition, timeout: timeout)
-    }
-
-    /// Runs `bleexplr ARGS` against the fake bus; its output (stdout and stderr) and exit code.
-    func run(_ args: [String], timeout: Double = 20) throws -> (output: String, status: Int32?) {
-        let out = tempPath("lying")
-        defer { unlink(out) }
-        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
-        let pid = try startProcess(Tmux.binary, args, output: out, env: env)
-        var status: Int32 = 0
-        var done = false
-        _ = serve(until: {
-            // Asked more than once after the end: only the first waitpid reaps it.
-            if !done { done = waitpid(pid, &status, WNOHANG) == pid }
-            return done
-        }, timeout: timeout)
-        if !done {
-            kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
-        return ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "", done ? shellExitCode(status) : nil)
-    }
+    let fake: LyingBlueZ
+    var bus: PrivateBus { fake.bus }
+    init() throws { fake = try LyingBlueZ() }
+    func serve(until condition: () -> Bool, timeout: Double) -> Bool { fake.serve(until: condition, timeout: timeout) }
+    func run(_ args: [String], timeout: Double = 20) throws -> (output: String, status: Int32?) { try fake.run(args, timeout: timeout) }
 
     static var lyingDevice: [String: DBusValue] {
         ["Address": .string("C0:FF:EE:00:00:01"), "RSSI": .int64(Int64.max), "TxPower": .int64(Int64.min),
@@ -94,7 +29,7 @@ final class LyingBlueZEndToEndTests {
     /// `scan --json` prints the device without the RSSI it could not read, with its name
     /// and UUIDs bounded, and ends normally.
     @Test func scanJSONDropsWhatItCannotRead() throws {
-        device = Self.lyingDevice
+        fake.device = Self.lyingDevice
         let (output, status) = try run(["scan", "--duration", "2", "--json"])
         #expect(status == 0, "\(output.prefix(2000))")
         let line = try #require(output.split(separator: "\n").first { $0.contains("C0:FF:EE:00:00:01") }.map(String.init),
@@ -108,8 +43,8 @@ final class LyingBlueZEndToEndTests {
 
     /// A StartDiscovery error whose message is escape sequences: said on stderr, harmless.
     @Test func hostileErrorMessageReachesNoTerminal() throws {
-        device = ["Address": .string("C0:FF:EE:00:00:01")]
-        startDiscovery = .error(DBusError(name: "com.example.Error.Weird", message: Self.hostile))
+        fake.device = ["Address": .string("C0:FF:EE:00:00:01")]
+        fake.replies["StartDiscovery"] = .error(DBusError(name: "com.example.Error.Weird", message: Self.hostile))
         let (output, status) = try run(["scan", "--duration", "2"])
         #expect(status == 1, "\(output)")
         #expect(output.contains("pwned") && output.contains("red"), "\(output)")
@@ -119,7 +54,7 @@ final class LyingBlueZEndToEndTests {
     /// The full-screen app draws the lying device (what crashed with SIGILL on its first
     /// frame), and quits when asked.
     @Test func fullScreenAppSurvivesTheLyingDevice() throws {
-        device = Self.lyingDevice
+        fake.device = Self.lyingDevice
         let t = try Tmux("lying", command: wrapped("--bus '\(bus.address)'"))
         var screen = ""
         let drawn = serve(until: {
@@ -136,9 +71,9 @@ final class LyingBlueZEndToEndTests {
     /// GetManagedObjects never answered: the app is up, and quits at once when asked
     /// (the reply it waits for never blocks the UI). Then the reply comes, too late.
     @Test func snapshotThatNeverComesDoesNotHangTheUI() throws {
-        snapshotHangs = true
+        fake.hangs = ["GetManagedObjects"]
         let t = try Tmux("hang", command: wrapped("--bus '\(bus.address)'"))
-        #expect(serve(until: { !self.held.isEmpty }, timeout: 20), "\(members)")
+        #expect(serve(until: { !self.fake.held.isEmpty }, timeout: 20), "\(fake.members)")
         var screen = ""
         #expect(serve(until: {
             screen = (try? t.screen()) ?? ""
@@ -148,14 +83,14 @@ final class LyingBlueZEndToEndTests {
         #expect(serve(until: { ((try? t.screen()) ?? "").contains("EXIT=") }, timeout: 5))
         let end = try t.screen()
         #expect(end.contains("EXIT=0"), "\(end)")
-        for c in held { try? bluez.reply(to: c, with: .values([Self.tree([:])])) }   // after the caller gave up
+        fake.answerHeld { _ in .values([LyingBlueZ.tree([:])]) }   // after the caller gave up
     }
 
     /// A Connect that bluetoothd never answers: the app says it is connecting, Esc gives up
     /// at once (the list is back, keys answer), q quits at once; the reply then comes, late.
     @Test func connectThatNeverComesDoesNotHangTheUI() throws {
-        connectHangs = true
-        device = ["Address": .string("C0:FF:EE:00:00:01"), "Name": .string("Hang"), "RSSI": .int16(-50),
+        fake.hangs = ["Connect"]
+        fake.device = ["Address": .string("C0:FF:EE:00:00:01"), "Name": .string("Hang"), "RSSI": .int16(-50),
                   "Adapter": .objectPath("/org/bluez/hci0")]
         let t = try Tmux("hangconnect", command: wrapped("--bus '\(bus.address)'"))
         var screen = ""
@@ -164,7 +99,7 @@ final class LyingBlueZEndToEndTests {
         }
         #expect(shows("Hang"), "\(screen)")
         try t.keys("Enter")
-        #expect(serve(until: { self.held.contains { $0.member == "Connect" } }, timeout: 10), "\(members)")
+        #expect(serve(until: { self.fake.held.contains { $0.call.member == "Connect" } }, timeout: 10), "\(fake.members)")
         #expect(shows("Connecting to Hang"), "\(screen)")
         try t.keys("Escape")
         #expect(serve(until: {
@@ -174,6 +109,37 @@ final class LyingBlueZEndToEndTests {
         try t.keys("q")
         #expect(shows("EXIT=", 5), "\(screen)")
         #expect(screen.contains("EXIT=0"), "\(screen)")
-        for c in held { try? bluez.reply(to: c, with: .values([])) }   // after the caller gave up
+        fake.answerHeld { _ in .values([]) }   // after the caller gave up
+    }
+
+    /// The device sends 100,000 UUIDs and a 64 KiB name again and again: the app shows each
+    /// change (the name's start), and its memory stays flat from the 5th change to the 25th
+    /// (each is a 4.6 MB message; kept whole, 20 of them would be 90 MiB).
+    @Test func hundredThousandUUIDsAgainAndAgainKeepMemoryBounded() throws {
+        fake.device = ["Address": .string("C0:FF:EE:00:00:01"), "Name": .string("Small"), "Adapter": .objectPath("/org/bluez/hci0")]
+        let t = try fake.app("flood")
+        var (ok, screen) = fake.shows(t, 20) { $0.contains("Small") }
+        #expect(ok, "\(screen)")
+        let pid = try #require(try t.appPID())
+        let huge = Self.lyingDevice["UUIDs"]!
+        func flood(_ range: Range<Int>) throws {
+            for i in range {
+                let name = "Flood\(i)." + String(repeating: "N", count: 64 * 1024)
+                try fake.bluez.emitSignal(path: LyingBlueZ.dev, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                                          args: [.string("org.bluez.Device1"), .vardict(["UUIDs": huge, "Name": .string(name)]),
+                                                 .array(element: "s", [])])
+            }
+            (ok, screen) = fake.shows(t, 60) { $0.contains("Flood\(range.upperBound - 1).") }
+            #expect(ok, "\(screen)")
+        }
+        try flood(0..<5)
+        let after5 = try #require(LyingBlueZ.residentKiB(pid))
+        try flood(5..<25)
+        let after25 = try #require(LyingBlueZ.residentKiB(pid))
+        #expect(after25 - after5 < 4 * 1024, "RSS \(after5) KiB after 5 floods, \(after25) KiB after 25")
+        #expect(after25 < 96 * 1024, "RSS \(after25) KiB")
+        (ok, screen) = try fake.quits(t)
+        #expect(ok, "\(screen)")
     }
 }
+
