@@ -3,6 +3,17 @@ import Explorer
 /// One characteristic: its latest value as hex, text and decoded meaning, and the
 /// history of values, newest first, scrolling live.
 enum CharacteristicScreen {
+    /// "reading…", "writing 3 bytes…", "turning notifications on…", "read waits for pairing…".
+    static func underWay(_ op: GATTOperation) -> String {
+        let what: String
+        switch op.kind {
+        case .read: what = "reading"
+        case let .write(bytes, _): what = "writing \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
+        case let .subscribe(on): what = "turning \(on ? "on" : "off")"
+        }
+        return op.waitingForPairing ? what + ", waiting for pairing…" : what + "…"
+    }
+
     static func draw(_ s: AppState, _ pid: PeripheralID, _ cid: CharacteristicID, into g: inout CellGrid) {
         guard let p = s.peripherals[pid], let (svc, c) = p.characteristic(cid) else { return }
         var x = g.put(Names.characteristic(c, s), x: 1, y: 1, style: .title)
@@ -14,7 +25,12 @@ enum CharacteristicScreen {
         if c.properties.canSubscribe {
             let on = s.subscriptions.contains(cid)
             x += g.put(c.properties.indicatesOnly ? "   Indicate " : "   Notify ", x: 1 + x, y: 2, style: .dimmed)
-            g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
+            x += g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
+        }
+        // What was sent and not yet answered: a bluetoothd or device that never answers
+        // shows as this, and every key still works meanwhile.
+        if let op = s.operations[cid] {
+            g.put("   " + underWay(op), x: 1 + x, y: 2, style: .accent, maxWidth: max(0, g.width - x - 2))
         }
         let descriptors = c.descriptors.map { d -> String in descriptor(d, c, s) }
         if !descriptors.isEmpty {

@@ -103,4 +103,42 @@ final class LyingBlueZHangEndToEndTests {
         (ok, screen) = try fake.quits(t)
         #expect(ok, "\(screen)")
     }
+
+    /// The full-screen app on a characteristic whose ReadValue and StartNotify never come
+    /// back: it says what it waits for, every key still answers (back to the device screen,
+    /// in again, the help), and q quits at once, the calls still unanswered.
+    @Test func appStaysLiveWhileReadAndStartNotifyNeverAnswer() throws {
+        fake.connectedDeviceWithGATT(name: "Slow")
+        fake.hangs = ["ReadValue", "StartNotify"]
+        let t = try fake.app("hangread")
+        var (ok, screen) = fake.shows(t) { $0.contains("Slow") }
+        #expect(ok, "\(screen)")
+        try t.keys("Enter")
+        (ok, screen) = fake.shows(t) { $0.contains("Heart Rate Measurement") }
+        #expect(ok, "\(screen)")
+        try t.keys("j", "Enter")
+        (ok, screen) = fake.shows(t) { $0.contains("No value yet: r reads it") }
+        #expect(ok, "\(screen)")
+        try t.keys("r")
+        #expect(fake.serve(until: { self.held("ReadValue") }, timeout: 10), "\(fake.members)")
+        (ok, screen) = fake.shows(t) { $0.contains("Notify off   reading…") }
+        #expect(ok, "\(screen)")
+        try t.keys("n")
+        #expect(fake.serve(until: { self.held("StartNotify") }, timeout: 10), "\(fake.members)")
+        (ok, screen) = fake.shows(t) { $0.contains("Notify off   turning on…") }
+        #expect(ok, "\(screen)")
+        // Every key answers while both wait: back, the help, in again.
+        try t.keys("Escape")
+        (ok, screen) = fake.shows(t) { $0.contains("Enter open · d disconnect") }
+        #expect(ok, "\(screen)")
+        try t.keys("?")
+        (ok, screen) = fake.shows(t) { $0.contains("any key closes") }
+        #expect(ok, "\(screen)")
+        try t.keys("Escape", "Enter")
+        (ok, screen) = fake.shows(t) { $0.contains("Notify off   turning on…") }
+        #expect(ok, "\(screen)")
+        #expect(fake.held.count == 2, "\(fake.members)")
+        (ok, screen) = try fake.quits(t)
+        #expect(ok, "\(screen)")
+    }
 }
