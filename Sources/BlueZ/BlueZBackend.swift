@@ -52,6 +52,8 @@ public final class BlueZBackend: Backend {
     var resolving: [PeripheralID: EventLoop.TimerID] = [:]
     var resolvedSent: Set<PeripheralID> = []
     var subscribed: Set<String> = []
+    /// Subscriptions that came with a socket (AcquireNotify).
+    var acquired = AcquiredNotifications()
     var bluezPresent = false
     /// GetManagedObjects calls made (`reload`): the reply of an older one is dropped.
     var snapshot = 0
@@ -93,6 +95,7 @@ public final class BlueZBackend: Backend {
     public func shutdown() {
         unregisterAgent()
         // Leave the radio as we found it: stop what we started.
+        releaseAcquired(under: "")
         for path in subscribed {
             bus.call(DBusCall(destination: Self.bluez, path: path, interface: BlueZTranslate.characteristic, member: "StopNotify"),
                      timeout: 2) { _ in }
@@ -204,6 +207,7 @@ public final class BlueZBackend: Backend {
         devicePaths.removeAll()
         ingest.state.deviceIDs.removeAll()
         disconnectReasons.removeAll()
+        releaseAcquired(under: "")
         subscribed.removeAll()
         forgetAgent()
         mirror.removeAll()
@@ -324,13 +328,16 @@ public final class BlueZBackend: Backend {
                     // Without BlueZ's reason (5.66 and older): ours if we asked, else the peer's.
                     let asked = localDisconnects.remove(id) != nil
                     let reason = disconnectReasons.removeValue(forKey: id) ?? (asked ? .local : .remote)
+                    releaseAcquired(under: path)
                     subscribed = subscribed.filter { !$0.hasPrefix(path + "/") }
                     send(.disconnected(id, reason))
                 }
             }
             if changed["ServicesResolved"]?.bool == true { scheduleResolved(id, path, settle: 0.1) }
         case BlueZTranslate.characteristic:
-            if let value = changed["Value"]?.bytes, mirror[path, iface]?["Notifying"]?.bool == true {
+            // An acquired subscription's values come through its socket only.
+            if let value = changed["Value"]?.bytes, mirror[path, iface]?["Notifying"]?.bool == true,
+               acquired.sockets[path] == nil {
                 send(.valueNotified(AttributeID(path), value))
             }
         default:

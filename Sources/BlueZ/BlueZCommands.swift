@@ -64,6 +64,23 @@ extension BlueZBackend {
         case let .forget(id):
             forget(id)
         case let .setNotify(_, cid, on):
+            if !on, releaseAcquired(cid.path) {
+                subscribed.remove(cid.path)
+                send(.notifyChanged(cid, enabled: false, nil))
+                return
+            }
+            if on, canAcquireNotify(cid.path) {
+                acquireNotify(cid) { [weak self] in self?.startNotify(cid) }
+                return
+            }
+            on ? startNotify(cid) : stopNotify(cid)
+        }
+    }
+
+    func startNotify(_ cid: CharacteristicID) { notify(cid, true) }
+    func stopNotify(_ cid: CharacteristicID) { notify(cid, false) }
+
+    private func notify(_ cid: CharacteristicID, _ on: Bool) {
             call(cid.path, BlueZTranslate.characteristic, on ? "StartNotify" : "StopNotify",
                  timeout: Self.gattTimeout) { [weak self] result in
                 switch result {
@@ -74,7 +91,6 @@ extension BlueZBackend {
                     self?.send(.notifyChanged(cid, enabled: on, BlueZTranslate.backendError(e)))
                 }
             }
-        }
     }
 
     /// ReadValue, WriteValue, StartNotify: a device that refuses for want of encryption has

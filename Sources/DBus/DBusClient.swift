@@ -65,4 +65,11 @@ public protocol DBusClient: AnyObject {
     func exportHandler(_ handler: (@MainActor (DBusMethodCall) -> DBusReply?)?)
     /// Answers a call the export handler deferred.
     func reply(to call: DBusMethodCall, with reply: DBusReply) throws(DBusError)
+    /// Whether file descriptors cross this connection (`h`): a Unix socket bus, not TCP.
+    /// BlueZ's AcquireNotify over a bus that cannot pass one never answers.
+    var canPassFileDescriptors: Bool { get }
+}
+
+extension DBusClient {
+    public var canPassFileDescriptors: Bool { false }
 }

@@ -72,6 +72,11 @@ public final class DBusConnection: DBusClient {
 
     isolated deinit { close() }
 
+    public var canPassFileDescriptors: Bool {
+        guard let raw else { return false }
+        return dbus_connection_can_send_type(raw, bx_dbus_type_unix_fd()) != 0
+    }
+
     /// Closes the connection. Pending calls fail with `disconnected`; the disconnect
     /// handler is not called (this is not a lost bus).
     public func close() {

@@ -2,7 +2,7 @@
 
 /// DBusValue <-> DBusMessageIter. Appending validates the whole value first (libdbus
 /// aborts on what it considers misuse); reading trusts libdbus, which validated the
-/// incoming message, but still refuses types DBusValue cannot hold (`h`, unix fds).
+/// incoming message, and owns every file descriptor it reads (`h`: DBusFD).
 enum DBusMarshal {
     /// Appends `values` as the message body. Nothing is appended when any is invalid.
     static func append(_ values: [DBusValue], to message: OpaquePointer) throws(DBusError) {
@@ -40,6 +40,7 @@ enum DBusMarshal {
         case let .int64(x): return basic(bx_dbus_type_int64(), x, &it)
         case let .uint64(x): return basic(bx_dbus_type_uint64(), x, &it)
         case let .double(x): return basic(bx_dbus_type_double(), x, &it)
+        case let .unixFD(f): return basic(bx_dbus_type_unix_fd(), f.rawValue, &it)   // libdbus dups it
         case let .string(s): return s.withCString { bx_dbus_append_string(&it, bx_dbus_type_string(), $0) != 0 }
         case let .objectPath(s): return s.withCString { bx_dbus_append_string(&it, bx_dbus_type_object_path(), $0) != 0 }
         case let .signature(s): return s.withCString { bx_dbus_append_string(&it, bx_dbus_type_signature(), $0) != 0 }
@@ -114,6 +115,8 @@ enum DBusMarshal {
         case bx_dbus_type_int64(): return .int64(getBasic(&it, Int64(0)))
         case bx_dbus_type_uint64(): return .uint64(getBasic(&it, UInt64(0)))
         case bx_dbus_type_double(): return .double(getBasic(&it, Double(0)))
+        // libdbus hands out a duplicate, ours to close (DBusFD does, unless taken).
+        case bx_dbus_type_unix_fd(): return .unixFD(DBusFD(owning: getBasic(&it, Int32(-1))))
         case bx_dbus_type_string(): return .string(getString(&it))
         case bx_dbus_type_object_path(): return .objectPath(getString(&it))
         case bx_dbus_type_signature(): return .signature(getString(&it))

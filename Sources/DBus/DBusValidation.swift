@@ -61,6 +61,8 @@ enum DBusValidate {
         switch v {
         case .byte, .bool, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
             return
+        case let .unixFD(f):
+            if f.rawValue < 0 { throw .invalidArgs("a file descriptor already taken (or none)") }
         case let .string(s):
             try string(s, "string")
         case let .objectPath(s):

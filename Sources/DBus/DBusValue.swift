@@ -15,6 +15,8 @@ public indirect enum DBusValue: Equatable, Sendable {
     case objectPath(String)          // o
     case signature(String)           // g
     case variant(DBusValue)          // v
+    /// A file descriptor (`h`), passed only over a Unix socket bus (AcquireNotify).
+    case unixFD(DBusFD)
     /// `ay`, kept as bytes (the most common array in BlueZ: values, manufacturer data).
     case bytes([UInt8])
     /// Any other array; `element` is the element signature, so empty arrays keep their type.
@@ -40,6 +42,7 @@ public indirect enum DBusValue: Equatable, Sendable {
         case .objectPath: return "o"
         case .signature: return "g"
         case .variant: return "v"
+        case .unixFD: return "h"
         case .bytes: return "ay"
         case let .array(element, _): return "a" + element
         case let .dict(k, v, _): return "a{" + k + v + "}"
@@ -97,6 +100,7 @@ extension DBusValue {
         for i in items { guard let s = i.string else { return nil }; out.append(s) }
         return out
     }
+    public var fd: DBusFD? { if case let .unixFD(f) = unwrapped { return f }; return nil }
     public var entries: [DBusDictEntry]? {
         if case let .dict(_, _, e) = unwrapped { return e }
         return nil

@@ -26,6 +26,7 @@ enum CharacteristicScreen {
             let on = s.subscriptions.contains(cid)
             x += g.put(c.properties.indicatesOnly ? "   Indicate " : "   Notify ", x: 1 + x, y: 2, style: .dimmed)
             x += g.put(on ? "on" : "off", x: 1 + x, y: 2, style: on ? .good : .plain)
+            if on, let mtu = s.notifySockets[cid] { x += g.put(" (socket, MTU \(mtu))", x: 1 + x, y: 2, style: .dimmed) }
         }
         // What was sent and not yet answered: a bluetoothd or device that never answers
         // shows as this, and every key still works meanwhile.

@@ -68,6 +68,26 @@ final class BusIntegrationTests {
         #expect(received.last?.path == "/org/example")
     }
 
+    /// A file descriptor crosses a Unix socket bus (AcquireNotify's socket): the peer gets
+    /// one of its own for the same socket, owned by the DBusFD it read.
+    @Test func aFileDescriptorCrossesTheBus() throws {
+        #expect(client.canPassFileDescriptors)
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let reply = call("Echo", [.unixFD(DBusFD(owning: pair[1])), .uint16(185)])
+        guard case let .success(values)? = reply, values.count == 2, let fd = values[0].fd else {
+            Issue.record("\(String(describing: reply))"); return
+        }
+        #expect(values[1] == .uint16(185))
+        let theirs = fd.take()
+        defer { close(theirs) }
+        #expect(theirs >= 0 && theirs != pair[1])
+        #expect(send(pair[0], "hi", 2, 0) == 2)
+        var b = [UInt8](repeating: 0, count: 8)
+        #expect(recv(theirs, &b, 8, 0) == 2 && b[0] == UInt8(ascii: "h"))
+    }
+
     @Test func errorReplyHasNameAndMessage() {
         #expect(call("Fail") == .failure(DBusError(name: "org.example.Error.Nope", message: "not today")))
     }

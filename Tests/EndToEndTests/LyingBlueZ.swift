@@ -30,6 +30,8 @@ final class LyingBlueZ {
     /// the connection they came in on, for a test to answer late.
     var hangs: Set<String> = []
     var held: [(owner: DBusConnection, call: DBusMethodCall)] = []
+    /// Answers AcquireNotify (a socket and an MTU, made per call), when set.
+    var acquireNotify: ((DBusMethodCall) -> DBusReply)?
 
     init() throws {
         bus = try PrivateBus()
@@ -42,6 +44,7 @@ final class LyingBlueZ {
         c.exportHandler { [unowned self, unowned c] call in
             members.append(call.member)
             if hangs.contains(call.member) { held.append((c, call)); return .deferred }
+            if call.member == "AcquireNotify", let answer = acquireNotify { return answer(call) }
             if let r = replies[call.member] { return r }
             if call.member == "GetManagedObjects" { return .values([snapshot()]) }
             return .values([])

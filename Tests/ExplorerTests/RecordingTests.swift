@@ -36,6 +36,7 @@ struct RecordingTests {
             .readCompleted(Fixture.hrmChar, .failure(.notPermitted("Read not permitted"))),
             .writeCompleted(Fixture.bslChar, [1, 2], .command, nil),
             .writeCompleted(Fixture.bslChar, [1], .request, .notPermitted("Write not permitted")),
+            .notificationsAcquired(Fixture.hrmChar, mtu: 185),
             .notifyChanged(Fixture.hrmChar, enabled: true, nil),
             .valueNotified(Fixture.hrmChar, [0x06, 72]),
             .descriptorRead(AttributeID(Fixture.hrmChar.path + "/desc000d"), .success([1, 0])),
@@ -50,7 +51,7 @@ struct RecordingTests {
             types.append(try #require(obj["type"] as? String))
         }
         #expect(types == ["adapter", "advertisement", "rssi-lost", "removed", "connection", "connection", "services",
-                          "connection", "connection", "read", "read", "write", "write", "notify-state", "notification",
+                          "connection", "connection", "read", "read", "write", "write", "notify-acquired", "notify-state", "notification",
                           "descriptor-read", "descriptor-read", "error", "error"])
         let n = try Self.parse(RecordingFormat.line(for: .backend(.valueNotified(Fixture.hrmChar, [0x06, 72]), at: Fixture.t0), state: s)!)
         #expect(n["decoded"] as? String == "72 bpm, contact")

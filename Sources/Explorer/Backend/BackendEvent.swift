@@ -108,6 +108,9 @@ public enum BackendEvent: Equatable, Sendable {
     case readCompleted(CharacteristicID, Result<Bytes, BackendError>)
     case writeCompleted(CharacteristicID, Bytes, WriteType, BackendError?)
     case notifyChanged(CharacteristicID, enabled: Bool, BackendError?)
+    /// Notifications come through a socket of their own (BlueZ's AcquireNotify), with the
+    /// link's MTU; sent just before `notifyChanged(enabled: true)`.
+    case notificationsAcquired(CharacteristicID, mtu: Int)
     case valueNotified(CharacteristicID, Bytes)
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     case scanFailed(BackendError)

@@ -140,6 +140,10 @@ enum JobReducer {
             default:
                 return []
             }
+        case let .notificationsAcquired(cid, mtu) where cid == job.characteristic && job.phase == .working:
+            let how = "notifications through a socket (AcquireNotify), MTU \(mtu)"
+            if case .watch = job.job { return [watchSays("notify-path", how)] }
+            return [.output(.warning(how))]
         case let .valueNotified(cid, bytes) where cid == job.characteristic && job.phase == .working:
             return notified(&s, &job, bytes, at: at)
         case let .pairCompleted(id, error) where id == target && job.phase == .working:

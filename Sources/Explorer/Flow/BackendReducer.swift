@@ -59,8 +59,14 @@ enum BackendReducer {
             Reducer.fail(&s, "Write \(label(s, cid)) failed: \(error)" + OnDemand.hint(s, device, error))
         case let .notifyChanged(cid, enabled, nil):
             s.operations[cid] = nil
-            if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid) }
+            if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid); s.notifySockets[cid] = nil }
             s.alert = Alert(.info, "\(subscription(s, cid)) \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
+        case let .notificationsAcquired(cid, mtu):
+            s.notifySockets[cid] = mtu
+            // The MTU of the link, where BlueZ gave none with the services (before 5.62).
+            if let id = s.peripherals.values.first(where: { $0.characteristic(cid) != nil })?.id {
+                s.peripherals.update(id) { p in p.mtu = max(p.mtu ?? 0, mtu) }
+            }
         case let .notifyChanged(cid, enabled, error?):
             var effects: [Effect] = []
             let device = s.operations[cid]?.device

@@ -152,7 +152,7 @@ enum ConnectionReducer {
         if s.pendingConnection == id { s.pendingConnection = nil }
         let characteristics = p.services?.flatMap(\.characteristics).map(\.id) ?? []
         let wereOn = Set(characteristics.filter { s.subscriptions.contains($0) })
-        for c in characteristics { s.subscriptions.remove(c) }
+        for c in characteristics { s.subscriptions.remove(c); s.notifySockets[c] = nil }
         let message = "\(p.displayName) disconnected: \(reason)"
         if reason == .local {
             s.alert = Alert(.info, cancelled ? "Connection to \(p.displayName) cancelled" : "Disconnected from \(p.displayName)", at: s.now)

@@ -104,6 +104,8 @@ public struct AppState: Equatable, Sendable {
     public var pendingConnection: PeripheralID?
     public var values: [CharacteristicID: ValueLog] = [:]
     public var subscriptions: Set<CharacteristicID> = []
+    /// Subscriptions whose values come through a socket (AcquireNotify), with its MTU.
+    public var notifySockets: [CharacteristicID: Int] = [:]
     /// Links that dropped under the user, whose screen stays open (`LinkLoss`).
     public var linkLoss: [PeripheralID: LinkLoss] = [:]
     /// Values written before, per characteristic, as far as loaded (`↑` in the write line).

@@ -107,6 +107,10 @@ public enum RecordingFormat {
             characteristic(&j, cid, state)
             j.bool("enabled", enabled)
             if let err { error(&j, err) }
+        case let .notificationsAcquired(cid, mtu):
+            j.string("type", "notify-acquired")
+            characteristic(&j, cid, state)
+            j.int("mtu", mtu)
         case let .valueNotified(cid, bytes):
             j.string("type", "notification")
             characteristic(&j, cid, state)

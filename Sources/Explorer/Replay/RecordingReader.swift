@@ -122,6 +122,9 @@ enum RecordedEvent {
         case "notify-state":
             guard let cid = path(v), let enabled = v["enabled"]?.bool else { return nil }
             return .notifyChanged(cid, enabled: enabled, error(v))
+        case "notify-acquired":
+            guard let cid = path(v), let mtu = v["mtu"]?.int, (23...517).contains(mtu) else { return nil }
+            return .notificationsAcquired(cid, mtu: mtu)
         case "notification":
             guard let cid = path(v), let b = bytes(v) else { return nil }
             return .valueNotified(cid, b)

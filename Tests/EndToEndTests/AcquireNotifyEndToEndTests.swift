@@ -1,0 +1,107 @@
+import TestSupport
+import Foundation
+import Testing
+import DBus
+import Explorer
+
+/// Notifications through BlueZ's AcquireNotify: bluetoothd hands a SOCK_SEQPACKET socket
+/// and the MTU over the bus (a Unix socket bus passes file descriptors), and every packet
+/// on it is one notification. Here a fake bluetoothd on a private bus makes the socket
+/// pair, keeps its end and writes the notifications into it.
+@MainActor
+@Suite("End to end: notifications through AcquireNotify's socket", .serialized)
+final class AcquireNotifyEndToEndTests {
+    static let address = "C0:FF:EE:00:00:01"
+    let fake: LyingBlueZ
+    /// Our end of each socket handed out, in order.
+    var ends: [Int32] = []
+    init() throws {
+        fake = try LyingBlueZ()
+        fake.connectedDeviceWithGATT(name: "Fast")
+        fake.objects[LyingBlueZ.characteristic]?["org.bluez.GattCharacteristic1"]?["NotifyAcquired"] = .bool(false)
+        fake.acquireNotify = { [unowned self] _ in
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0 else {
+                return .error(DBusError(name: "org.bluez.Error.Failed", message: "no socket pair"))
+            }
+            ends.append(pair[0])
+            return .values([.unixFD(DBusFD(owning: pair[1])), .uint16(185)])
+        }
+    }
+    deinit { for fd in ends { close(fd) } }
+
+    func notify(_ bytes: [UInt8], on fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Whether bluetoothd's end saw ours closed (the subscription let go), within `timeout`.
+    func closed(_ fd: Int32, timeout: Double = 5) -> Bool {
+        fake.serve(until: {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 0) == 1 else { return false }
+            var b: UInt8 = 0
+            return recv(fd, &b, 1, Int32(MSG_DONTWAIT)) == 0
+        }, timeout: timeout)
+    }
+
+    /// `notify --count 3`: the values written into the socket, in order, and the path said;
+    /// no StartNotify; the socket let go when the command ends.
+    @Test func notifyReadsTheSocket() throws {
+        let out = tempPath("acquire")
+        defer { unlink(out) }
+        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(fake.bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
+        let pid = try startProcess(Tmux.binary, ["notify", Self.address, "2A37", "--count", "3"], output: out, env: env)
+        #expect(fake.serve(until: { !self.ends.isEmpty }, timeout: 20), "\(fake.members)")
+        guard let fd = ends.first else { kill(pid, SIGKILL); return }
+        var sent = 0
+        var status: Int32 = 0
+        var done = false
+        _ = fake.serve(until: {
+            // One value a tick until three went; the command exits after the third.
+            if sent < 3, self.notify([0x00, UInt8(60 + sent)], on: fd) { sent += 1 }
+            if !done { done = waitpid(pid, &status, WNOHANG) == pid }
+            return done
+        }, timeout: 20)
+        if !done { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(done && shellExitCode(status) == 0, "\(output)")
+        #expect(output.contains("notifications through a socket (AcquireNotify), MTU 185"), "\(output)")
+        let bpm = output.split(separator: "\n").filter { $0.contains("bpm") }
+        #expect(bpm.count == 3 && bpm[0].contains("60") && bpm[2].contains("62"), "\(output)")
+        #expect(!fake.members.contains("StartNotify"), "\(fake.members)")
+        #expect(closed(fd), "the socket was not let go")
+    }
+
+    /// The app: the characteristic screen says the socket and its MTU, shows what comes
+    /// through it, and `n` lets it go (no StopNotify: closing is BlueZ's way to stop).
+    @Test func appShowsTheSocketAndLetsItGo() throws {
+        let t = try fake.app("acquire")
+        var (ok, screen) = fake.shows(t) { $0.contains("Fast") }
+        #expect(ok, "\(screen)")
+        try t.keys("Enter")
+        (ok, screen) = fake.shows(t) { $0.contains("Heart Rate Measurement") }
+        try t.keys("j", "Enter", "n")
+        (ok, screen) = fake.shows(t) { $0.contains("Notify on (socket, MTU 185)") }
+        #expect(ok, "\(screen)")
+        guard let fd = ends.first else { return }
+        #expect(notify([0x00, 77], on: fd))
+        (ok, screen) = fake.shows(t) { $0.contains("77 bpm") }
+        #expect(ok, "\(screen)")
+        try t.keys("n")
+        (ok, screen) = fake.shows(t) { $0.contains("Notify off") }
+        #expect(ok, "\(screen)")
+        #expect(closed(fd), "the socket was not let go")
+        #expect(!fake.members.contains("StopNotify") && !fake.members.contains("StartNotify"), "\(fake.members)")
+        (ok, screen) = try fake.quits(t)
+        #expect(ok, "\(screen)")
+    }
+
+    /// AcquireNotify refused: StartNotify, the way it always went.
+    @Test func refusedFallsBackToStartNotify() throws {
+        fake.acquireNotify = { _ in .error(DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported")) }
+        let (output, status) = try fake.run(["notify", Self.address, "2A37", "--duration", "1"], timeout: 30)
+        #expect(status == 0, "\(output)")
+        #expect(fake.members.contains("AcquireNotify") && fake.members.contains("StartNotify"), "\(fake.members)")
+        #expect(!output.contains("AcquireNotify"), "\(output)")
+    }
+}
