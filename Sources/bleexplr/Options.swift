@@ -78,6 +78,12 @@ struct Args {
         return v
     }
 
+    mutating func framing(_ flag: String) -> StreamFraming {
+        let v = value(flag)
+        guard let f = StreamFraming(rawValue: v) else { fail("\(flag) takes plain or seq, not '\(v)'") }
+        return f
+    }
+
     mutating func int(_ flag: String, _ range: ClosedRange<Int>) -> Int {
         let v = value(flag)
         guard let n = Int(v), range.contains(n) else { fail("\(flag) takes \(range.lowerBound)...\(range.upperBound), not '\(v)'") }
@@ -202,7 +208,7 @@ func parseUUID(_ s: String) -> BLEUUID {
 struct CommandVerb: VerbParser {
     let name: String
     var duration: Double?, count: Int?, withoutResponse = false, offset: UInt16?
-    var until: Bytes?, output: String?
+    var until: Bytes?, output: String?, framing: StreamFraming?
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
         switch flag {
@@ -215,6 +221,7 @@ struct CommandVerb: VerbParser {
             guard !v.isEmpty, v.utf8.count <= 64 else { fail("--until takes an end marker like EOM") }
             until = Array(v.utf8)
         case "--output": output = args.nonEmpty(flag, needs: "a file name")
+        case "--framing": framing = args.framing(flag)
         default: return false
         }
         return true
@@ -247,10 +254,10 @@ struct CommandVerb: VerbParser {
             case let .failure(e): fail(e.message)
             }
         case "notify":
-            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--until EOM [--output FILE]] [--json]")
-            if output != nil, until == nil { fail("--output goes with --until MARKER") }
+            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--until EOM [--framing plain|seq] [--output FILE]] [--json]")
+            if output != nil || framing != nil, until == nil { fail("--output and --framing go with --until MARKER") }
             return .command(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
-                                    until: until), messageFile: output)
+                                    until: until.map { StreamEnd(marker: $0, framing: framing) }), messageFile: output)
         case "decode":
             guard !rest.isEmpty else { fail("usage: bleexplr decode HEX [HEX] [--json]   (advertisement, scan response)") }
             return .decode(DecodeReport(rest.map { h -> Bytes in

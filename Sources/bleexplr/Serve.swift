@@ -8,26 +8,24 @@ import TUI
 struct ServePlan {
     var spec: PeripheralSpec
     var source: String
-    var stream: (path: String, bytes: Bytes, char: BLEUUID)?
+    var stream: (path: String, bytes: Bytes, char: BLEUUID, framing: StreamFraming)?
 }
 
 struct ServeVerb: VerbParser {
     var streamFile: String?
     var streamChar: BLEUUID?
-    var clone: String?
+    var clone: String?, framing = StreamFraming.plain
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
         switch flag {
         case "--stream": streamFile = args.value(flag)
         case "--char": streamChar = parseUUID(args.value(flag))
         case "--clone": clone = args.value(flag)
+        case "--framing": framing = args.framing(flag)
         default: return false
         }
         return true
     }
-
-    /// The service `--stream` adds when no spec names its characteristic.
-    static let streamService: BLEUUID = "626c6578-0000-4000-8000-00000000a000"
 
     func verb(_ rest: [String], _ options: Options) -> Verb {
         if options.demo { fail("serve runs over BlueZ: drop --demo") }
@@ -47,18 +45,14 @@ struct ServeVerb: VerbParser {
         } else {
             fail("usage:\n" + Usage.serve)
         }
-        var stream: (path: String, bytes: Bytes, char: BLEUUID)?
+        var stream: (path: String, bytes: Bytes, char: BLEUUID, framing: StreamFraming)?
         if let streamFile {
             guard let char = streamChar else { fail("--stream needs --char UUID (the characteristic that notifies)") }
             let bytes = readBytes(streamFile, limit: 64 << 20)
-            if !spec.services.contains(where: { $0.characteristics.contains { $0.uuid == char } }) {
-                spec.services.append(ServiceSpec(uuid: Self.streamService, characteristics: [
-                    CharacteristicSpec(uuid: char, flags: ["read", "notify"], value: Array("EOM".utf8)),
-                ]))
-            }
-            stream = (path: streamFile, bytes: bytes, char: char)
-        } else if streamChar != nil {
-            fail("--char goes with --stream FILE")
+            spec.addStream(char, framing: framing)
+            stream = (path: streamFile, bytes: bytes, char: char, framing: framing)
+        } else if streamChar != nil || framing != .plain {
+            fail("--char and --framing go with --stream FILE")
         }
         return .serve(ServePlan(spec: spec, source: source, stream: stream))
     }
@@ -92,7 +86,7 @@ final class ServeRun {
     init(plan: ServePlan, bus: DBusConnection, adapter: String, loop: EventLoop, json: Bool) {
         var initial = AppState(now: Timestamp.now())
         initial.serve = ServeState(spec: plan.spec, source: plan.source, adapter: adapter,
-                                   stream: plan.stream.map { StreamSend(bytes: $0.bytes, char: $0.char) })
+                                   stream: plan.stream.map { StreamSend(bytes: $0.bytes, char: $0.char, framing: $0.framing) })
         store = Store(state: initial)
         runner = EffectRunner(store: store, backend: nil, loop: loop) { _ in
             RecordingFormat.Header(started: Timestamp.now(), backend: "serve", adapter: adapter, seed: nil)
@@ -134,12 +128,12 @@ final class ServeRun {
             store.send(.serveNotified(uuid, bytes, sent: sent, at: Timestamp.now()))
         case let .set(uuid, bytes):
             server.set(uuid, bytes)
-        case let .streamWindow(uuid, chunks, generation, last):
+        case let .streamWindow(uuid, chunks, generation, end):
             var sent = 0
             while sent < chunks.count, server.notify(uuid, chunks[sent]) { sent += 1 }
-            if sent == chunks.count, last { _ = server.notify(uuid, StreamSend.marker) }
+            if sent == chunks.count, let end { _ = server.notify(uuid, end) }
             store.send(.serveWindowSent(generation: generation, sent: sent, at: Timestamp.now()))
-            if sent == chunks.count, !last {
+            if sent == chunks.count, end == nil {
                 server.drained { [unowned self] ok in self.store.send(.serveDrained(generation: generation, ok: ok, at: Timestamp.now())) }
             }
         case .stop:

@@ -92,14 +92,54 @@ struct JobTests {
     }
 
     @Test func notifyUntilAMarkerJoinsTheChunks() {
-        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: Array("EOM".utf8)))
+        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: StreamEnd(marker: Array("EOM".utf8))))
         _ = Motor.ready(&s)
         Fixture.apply(&s, .valueNotified(Motor.char, Array("hello ".utf8)))
         Fixture.apply(&s, .valueNotified(Motor.char, Array("world".utf8)), after: 2)
-        let effects = Fixture.apply(&s, .valueNotified(Motor.char, Array("EOM".utf8)), after: 1)
-        guard case let .output(.message(m)) = effects.first else { Issue.record("no message in \(effects)"); return }
-        #expect(m.bytes == Array("hello world".utf8) && m.chunks == 2)
+        // A plain stream waits a moment after its marker: a chunk then would mean disorder.
+        #expect(Fixture.apply(&s, .valueNotified(Motor.char, Array("EOM".utf8)), after: 1) == [.startTimer(.settle, after: JobReducer.settleTime)])
+        let effects = Reducer.reduce(&s, .jobTimerFired(.settle))
+        guard case let .output(.message(m)) = effects.dropFirst().first else { Issue.record("no message in \(effects)"); return }
+        #expect(m.bytes == Array("hello world".utf8) && m.chunks == 2 && m.framing == .plain)
         #expect(m.seconds == 3)
+    }
+
+    /// EATT's disorder, as plain chunks show it: a chunk after the marker, or a short one
+    /// before the end. The command fails and says why; nothing is written.
+    @Test func notifyUntilRefusesAPlainStreamThatCameOutOfOrder() {
+        for late in [true, false] {
+            var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil,
+                                        until: StreamEnd(marker: Array("EOM".utf8))))
+            _ = Motor.ready(&s)
+            Fixture.apply(&s, .valueNotified(Motor.char, Array("0123456789".utf8)))
+            if !late { Fixture.apply(&s, .valueNotified(Motor.char, Array("ab".utf8))) }
+            Fixture.apply(&s, .valueNotified(Motor.char, Array("0123456789".utf8)))
+            var effects = Fixture.apply(&s, .valueNotified(Motor.char, Array("EOM".utf8)))
+            if late {
+                Fixture.apply(&s, .valueNotified(Motor.char, Array("xyz".utf8)))
+                effects = Reducer.reduce(&s, .jobTimerFired(.settle))
+            }
+            guard case let .output(.failure(why))? = effects.first(where: { if case .output(.failure) = $0 { true } else { false } }) else {
+                Issue.record("no failure in \(effects)"); continue
+            }
+            #expect(why.contains(late ? "1 chunk(s) came after the end marker" : "1 chunk(s) shorter than the others"), "\(why)")
+            #expect(why.contains("--framing seq"), "\(why)")
+            #expect(!effects.contains { if case .output(.message) = $0 { true } else { false } })
+        }
+    }
+
+    /// `--framing seq`: the chunks put back in place, the message out at once, saying so.
+    @Test func notifyUntilWithSeqFramingPutsChunksBack() {
+        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil,
+                                    until: StreamEnd(marker: Array("EOM".utf8), framing: .seq)))
+        _ = Motor.ready(&s)
+        Fixture.apply(&s, .valueNotified(Motor.char, StreamFraming.header(1, last: false) + Array("world".utf8)))
+        Fixture.apply(&s, .valueNotified(Motor.char, StreamFraming.header(0, last: false) + Array("hello ".utf8)))
+        let effects = Fixture.apply(&s, .valueNotified(Motor.char, StreamFraming.header(2, last: true) + Array("EOM".utf8)), after: 1)
+        guard case let .output(.message(m))? = effects.dropFirst().first else { Issue.record("no message in \(effects)"); return }
+        #expect(m.bytes == Array("hello world".utf8) && m.framing == .seq && m.reordered == 1)
+        let line = CommandPrinter(json: false).lines(.message(m), now: Fixture.t0).last?.text ?? ""
+        #expect(line.hasSuffix("framing seq, 1 out of order put back in place"), "\(line)")
     }
 
     @Test func aSignalEndsAnOpenEndedCommandAsSuccessAndOthersAsInterrupted() {

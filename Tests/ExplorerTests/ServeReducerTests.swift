@@ -26,16 +26,40 @@ struct ServeReducerTests {
         var s = Self.serving(stream: Array(repeating: 0x41, count: 20 * 10 + 5))
         let started = Self.commands(Reducer.reduce(&s, .served(Self.subscribed(), mtu: 23, at: Self.t0)))
         let chunk = Array(repeating: UInt8(0x41), count: 20)
-        #expect(started == [.streamWindow(Self.char, Array(repeating: chunk, count: StreamSend.window), generation: 1, last: false)])
+        #expect(started == [.streamWindow(Self.char, Array(repeating: chunk, count: StreamSend.window), generation: 1, end: nil)])
         #expect(Reducer.reduce(&s, .serveWindowSent(generation: 1, sent: StreamSend.window, at: Self.t0)) == [])
         // A drain for an older run is ignored; this run's sends the rest, the last window.
         #expect(Reducer.reduce(&s, .serveDrained(generation: 0, ok: true, at: Self.t0 + 1)) == [])
         let rest = Self.commands(Reducer.reduce(&s, .serveDrained(generation: 1, ok: true, at: Self.t0 + 1)))
-        #expect(rest == [.streamWindow(Self.char, [chunk, chunk, Array(repeating: 0x41, count: 5)], generation: 1, last: true)])
+        #expect(rest == [.streamWindow(Self.char, [chunk, chunk, Array(repeating: 0x41, count: 5)], generation: 1, end: StreamSend.marker)])
         let done = Reducer.reduce(&s, .serveWindowSent(generation: 1, sent: 3, at: Self.t0 + 1))
         guard case let .output(.serve(line))? = done.last else { Issue.record("no line in \(done)"); return }
         #expect(line.event == "stream-done" && line.field("bytes") == "205" && line.field("chunks") == "11")
         #expect(s.serve?.stream?.hasPrefix("done: bytes 205, chunks 11") == true)
+    }
+
+    /// `--framing seq`: every chunk behind its sequence number, the last frame flagged and
+    /// carrying the marker; what the reducer sends, reassembled, is the file.
+    @Test func aSeqStreamNumbersItsChunks() {
+        let file = (0..<1000).map { UInt8(truncatingIfNeeded: $0) }
+        var s = AppState(now: Self.t0)
+        s.serve = ServeState(spec: Self.spec, source: "spec.json", adapter: "hci7",
+                             stream: StreamSend(bytes: file, char: Self.char, framing: .seq))
+        var effects = Reducer.reduce(&s, .served(Self.subscribed(), mtu: 23, at: Self.t0))
+        var a = StreamAssembly(framing: .seq)
+        var message: StreamAssembly.Message?
+        var windows = 0
+        while case let .streamWindow(_, chunks, generation, end)? = Self.commands(effects).first, windows < 100 {
+            windows += 1
+            #expect(chunks.allSatisfy { $0.count <= 20 })
+            for c in chunks.reversed() { message = a.add(c, at: Self.t0) ?? message }   // each window backwards
+            if let end { message = a.add(end, at: Self.t0) ?? message; #expect(end == [UInt8(56), 0x80] + Array("EOM".utf8)) }
+            _ = Reducer.reduce(&s, .serveWindowSent(generation: generation, sent: chunks.count, at: Self.t0))
+            if end != nil { break }
+            effects = Reducer.reduce(&s, .serveDrained(generation: generation, ok: true, at: Self.t0))
+        }
+        #expect(windows == 7 && message?.bytes == file && message?.chunks == 56)
+        #expect(s.serve?.stream?.hasPrefix("done: bytes 1000, chunks 56") == true)
     }
 
     @Test func chunksFollowTheMTUAndAChunkThatDoesNotGoOutStopsTheStream() {

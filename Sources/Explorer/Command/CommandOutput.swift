@@ -63,6 +63,9 @@ public struct MessageReport: Equatable, Sendable {
     public var bytes: Bytes
     public var chunks: Int
     public var seconds: Double
+    public var framing: StreamFraming = .plain
+    /// `seq`: chunks that came out of order and were put back in place.
+    public var reordered = 0
     public var kbitPerSecond: Double { Double(bytes.count) * 8 / 1000 / max(0.001, seconds) }
 }
 

@@ -115,7 +115,8 @@ public struct CommandPrinter: Sendable {
         if json {
             var j = JSONLine()
             j.string("event", "message"); j.string("address", m.address); j.string("uuid", m.uuid.canonical)
-            j.int("bytes", m.bytes.count); j.int("chunks", m.chunks)
+            j.int("bytes", m.bytes.count); j.int("chunks", m.chunks); j.string("framing", m.framing.rawValue)
+            if m.framing == .seq { j.int("reordered", m.reordered) }
             j.raw("seconds", JSONValue.number(seconds).serialized); j.raw("kbitPerSecond", JSONValue.number(rate).serialized)
             if messageFile == nil { j.string("hex", hex(m.bytes, separator: "")) }
             j.string("output", messageFile)
@@ -124,7 +125,9 @@ public struct CommandPrinter: Sendable {
         var lines: [Line] = []
         if messageFile == nil { lines.append(out(TerminalSafe.text(String(decoding: m.bytes, as: UTF8.self)))) }
         let to = messageFile.map { " to \($0)" } ?? ""
-        lines.append(Line(stream: .stderr, text: "\(m.bytes.count) bytes in \(m.chunks) notifications\(to), \(seconds) s, \(rate) kbit/s"))
+        let put = m.reordered > 0 ? ", \(m.reordered) out of order put back in place" : ""
+        lines.append(Line(stream: .stderr, text: "\(m.bytes.count) bytes in \(m.chunks) notifications\(to), \(seconds) s, \(rate) kbit/s"
+                          + (m.framing == .seq ? ", framing seq\(put)" : "")))
         return lines
     }
 

@@ -10,8 +10,8 @@ public enum Job: Equatable, Sendable {
     case read(address: String, uuid: BLEUUID, offset: UInt16)
     case write(address: String, uuid: BLEUUID, value: Bytes, type: WriteType)
     /// Print notifications: `count` of them, for `duration` seconds, or (`until`) join
-    /// them up to this end marker and print the whole message.
-    case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?, until: Bytes?)
+    /// them up to an end marker and print the whole message.
+    case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?, until: StreamEnd?)
     /// Keep a subscription alive across link loss and fire the hook for each notification
     /// (no more often than `debounce` seconds).
     case watch(address: String, uuid: BLEUUID, debounce: Double)
@@ -74,6 +74,17 @@ public enum JobTimer: Hashable, Sendable {
     case reconnect
     /// The disconnect before exit took too long: exit anyway.
     case linger
+    /// `notify --until` of a plain stream: the message is whole; chunks arriving now came
+    /// out of order.
+    case settle
+}
+
+/// `notify --until MARKER [--framing plain|seq]`: the marker, and the framing (nil: what the
+/// characteristic's user description announces, else plain).
+public struct StreamEnd: Equatable, Sendable {
+    public var marker: Bytes
+    public var framing: StreamFraming?
+    public init(marker: Bytes, framing: StreamFraming? = nil) { self.marker = marker; self.framing = framing }
 }
 
 /// A job and how far it got: plain state beside the app's, changed only by `JobReducer`.
@@ -84,9 +95,12 @@ public struct JobState: Equatable, Sendable {
     public var characteristic: CharacteristicID?
     /// Notifications received (notify, and the chunks of a message).
     public var notifications = 0
-    /// The message joined so far (`notify --until`) and when its first chunk came.
-    public var message: Bytes = []
-    public var messageStartedAt: Timestamp?
+    /// `notify --until`: the message joined so far, then (a plain stream) the whole
+    /// message while the job waits to see whether chunks still come (`.settle`).
+    public var assembly: StreamAssembly?
+    public var settling: StreamAssembly.Message?
+    /// Chunks that came after the marker while settling.
+    public var late = 0
     /// `watch`: connection attempts since the last subscription, for the backoff.
     public var linkAttempts = 0
     public var reconnectPending = false

@@ -271,17 +271,8 @@ enum JobReducer {
 
     static func notified(_ s: inout AppState, _ job: inout JobState, _ bytes: Bytes, at: Timestamp) -> [Effect] {
         switch job.job {
-        case let .notify(address, uuid, _, _, until?):
-            guard bytes == until else {
-                if job.messageStartedAt == nil { job.messageStartedAt = at }
-                job.message += bytes
-                job.notifications += 1
-                if job.message.count > messageLimit { return fail(&s, &job, "no \(hex(until, separator: "")) marker after 256 MB") }
-                return []
-            }
-            let report = MessageReport(address: address, uuid: uuid, bytes: job.message, chunks: job.notifications,
-                                       seconds: max(0.001, at - (job.messageStartedAt ?? at)))
-            return [.output(.message(report))] + leave(&s, &job, exitCode: 0)
+        case let .notify(_, _, _, _, until?):
+            return chunk(&s, &job, until, bytes, at: at)
         case let .notify(_, _, count, _, nil):
             job.notifications += 1
             var effects = valueReport(s, job, bytes, at: at, origin: .notify).map { [Effect.output(.value($0))] } ?? []
@@ -296,6 +287,56 @@ enum JobReducer {
         default:
             return []
         }
+    }
+
+    /// A chunk of `notify --until`'s message. A seq stream is whole when its last frame and
+    /// every one before it came; a plain one when its marker came, and then it waits a moment
+    /// (`settleTime`): a chunk after the marker, or a short chunk before the end, means the
+    /// chunks came out of order and the message is wrong: it is not written.
+    static func chunk(_ s: inout AppState, _ job: inout JobState, _ end: StreamEnd, _ bytes: Bytes, at: Timestamp) -> [Effect] {
+        if job.settling != nil {
+            job.late += 1
+            return []
+        }
+        if job.assembly == nil {
+            let c = job.target.flatMap { id in job.characteristic.flatMap { s.peripherals[id]?.characteristic($0)?.1 } }
+            let framing = end.framing ?? StreamFraming.announced(in: c.flatMap(s.userDescription)) ?? .plain
+            job.assembly = StreamAssembly(marker: end.marker, framing: framing, maxMessage: messageLimit)
+        }
+        guard var a = job.assembly else { return [] }
+        let done = a.add(bytes, at: at)
+        job.assembly = a
+        job.notifications += 1
+        if a.overflowed > 0 { return fail(&s, &job, "no \(hex(end.marker, separator: "")) marker after 256 MB") }
+        guard let m = done else { return [] }
+        if a.framing == .plain {
+            if m.outOfPlace > 0 { return outOfOrder(&s, &job, "\(m.outOfPlace) chunk(s) shorter than the others came before the end") }
+            job.settling = m
+            return [.startTimer(.settle, after: settleTime)]
+        }
+        return report(&s, &job, m)
+    }
+
+    /// How long a plain message waits after its marker for chunks that would show it was
+    /// reordered. EATT's bearers reorder by a few notifications, milliseconds apart.
+    static let settleTime = 0.5
+
+    static func settled(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
+        guard let m = job.settling else { return [] }
+        if job.late > 0 { return outOfOrder(&s, &job, "\(job.late) chunk(s) came after the end marker") }
+        return report(&s, &job, m)
+    }
+
+    static func outOfOrder(_ s: inout AppState, _ job: inout JobState, _ what: String) -> [Effect] {
+        fail(&s, &job, "the stream came out of order (\(what)): the message is not whole and was not written. "
+             + "Plain chunks are safe on one ATT bearer only; with EATT use --framing seq on both ends (docs/serve.md)")
+    }
+
+    static func report(_ s: inout AppState, _ job: inout JobState, _ m: StreamAssembly.Message) -> [Effect] {
+        guard case let .notify(address, uuid, _, _, _) = job.job, let framing = job.assembly?.framing else { return [] }
+        let report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
+                                   seconds: max(0.001, m.at - (m.startedAt ?? m.at)), framing: framing, reordered: m.reordered)
+        return [.cancelTimer(.settle), .output(.message(report))] + leave(&s, &job, exitCode: 0)
     }
 
     // MARK: Timers, leaving
@@ -325,6 +366,8 @@ enum JobReducer {
             job.reconnectPending = false
             guard let id = job.target, s.peripherals[id]?.connection.isLinkUp != true else { return [] }
             return connect(&s, &job)
+        case (.settle, .working):
+            return settled(&s, &job)
         case let (.linger, .leaving(code)):
             job.phase = .done(exitCode: code)
             return [.finish(exitCode: code)]

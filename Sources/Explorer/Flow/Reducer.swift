@@ -103,7 +103,10 @@ public enum Reducer {
             return []
         case .messageViewToggled:
             guard let (_, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription) else { return [] }
-            if s.streams.removeValue(forKey: c.id) == nil { s.streams[c.id] = StreamAssembly(marker: s.streamMarker) }
+            if s.streams.removeValue(forKey: c.id) == nil {
+                // A stream whose user description announces seq framing (`serve --framing seq`) is read so.
+                s.streams[c.id] = StreamAssembly(marker: s.streamMarker, framing: StreamFraming.announced(in: s.userDescription(c)) ?? .plain)
+            }
             return []
         case .recordingToggled:
             if case .on = s.recording { return [.stopRecording] }

@@ -93,7 +93,7 @@ extension AppState {
         values = [:]
         subscriptions = []
         descriptorValues = [:]
-        for k in streams.keys { streams[k] = StreamAssembly(marker: streamMarker) }
+        for (k, a) in streams { streams[k] = StreamAssembly(marker: streamMarker, framing: a.framing) }
         input = nil
         alert = nil
         lastError = nil

@@ -173,3 +173,19 @@ public struct DescriptorSpec: Equatable, Sendable {
         self.uuid = uuid; self.flags = flags; self.value = value
     }
 }
+
+extension PeripheralSpec {
+    /// The service `serve --stream` adds when no spec names its characteristic.
+    public static let streamService: BLEUUID = "626c6578-0000-4000-8000-00000000a000"
+
+    /// `serve --stream --char UUID`: a service holding UUID (read, notify), unless the spec
+    /// has that characteristic already; with seq framing, its user description says so
+    /// (`StreamFraming.announced`), so that a bleexplr central reads the frames right.
+    public mutating func addStream(_ char: BLEUUID, framing: StreamFraming) {
+        guard !services.contains(where: { $0.characteristics.contains { $0.uuid == char } }) else { return }
+        let said = framing == .seq ? [DescriptorSpec(uuid: "2901", value: Array(StreamFraming.seqDescription.utf8))] : []
+        services.append(ServiceSpec(uuid: Self.streamService, characteristics: [
+            CharacteristicSpec(uuid: char, flags: ["read", "notify"], value: Array("EOM".utf8), descriptors: said),
+        ]))
+    }
+}

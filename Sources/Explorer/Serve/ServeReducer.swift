@@ -3,9 +3,9 @@ public enum ServeCommand: Equatable, Sendable {
     /// Set the value and notify subscribed centrals (`.serveNotified` says whether it went).
     case notify(BLEUUID, Bytes)
     /// The stream's next chunks, in order, stopping at the first that does not go out; with
-    /// `last`, the end marker after them. `.serveWindowSent` says how many went; then, unless
-    /// it was the last or one failed, a drain (`.serveDrained`).
-    case streamWindow(BLEUUID, [Bytes], generation: Int, last: Bool)
+    /// `end`, the end frame after them ("EOM", or seq's last frame). `.serveWindowSent` says
+    /// how many went; then, unless it was the last or one failed, a drain (`.serveDrained`).
+    case streamWindow(BLEUUID, [Bytes], generation: Int, end: Bytes?)
     case set(BLEUUID, Bytes)
     /// Unregister and stop advertising (`.serveStopped` when done).
     case stop
@@ -26,7 +26,8 @@ public struct ServeLine: Equatable, Sendable {
 }
 
 /// `serve --stream`: the file as notifications of (MTU - 3) bytes, then "EOM", from the
-/// moment a central subscribes. Pacing: at most `window` notifications are sent before
+/// moment a central subscribes; with `--framing seq`, each behind a sequence number
+/// (`StreamFraming`). Pacing: at most `window` notifications are sent before
 /// bluetoothd has taken them all (a Peer.Ping round trip, answered in order after them):
 /// the flow control a bus without fd passing leaves (docs/serve.md).
 public struct StreamSend: Equatable, Sendable {
@@ -34,13 +35,18 @@ public struct StreamSend: Equatable, Sendable {
     public static let marker = Array("EOM".utf8)
     public let bytes: Bytes
     public let char: BLEUUID
+    public let framing: StreamFraming
     public var offset = 0, chunk = 20, chunks = 0
+    /// File bytes in each notification: the chunk, less seq's header.
+    public var payload: Int { framing == .seq ? chunk - 2 : chunk }
     /// Bumped at each start and stop: a drain answered for an older run is ignored.
     public var generation = 0
     public var running = false
     public var startedAt = Timestamp(0)
 
-    public init(bytes: Bytes, char: BLEUUID) { self.bytes = bytes; self.char = char }
+    public init(bytes: Bytes, char: BLEUUID, framing: StreamFraming = .plain) {
+        self.bytes = bytes; self.char = char; self.framing = framing
+    }
 }
 
 /// `serve` as a reducer: what centrals do (ServeEvents) goes into the screen's state and
@@ -116,7 +122,8 @@ enum ServeReducer {
             st.startedAt = at
             s.sending = st
             return say(&s, ServeLine("stream-start", [.init("bytes", String(st.bytes.count)), .init("chunk", String(st.chunk)),
-                                                      .init("uuid", st.char.canonical)]), at: at) + pump(&s, at: at)
+                                                      .init("framing", st.framing.rawValue), .init("uuid", st.char.canonical)]),
+                       at: at) + pump(&s, at: at)
         case let .unsubscribed(c) where c.uuid == st.char && !c.descriptor && st.running:
             return finishStream(&s, "stream-stopped", at: at)
         case .bluezGone where st.running:
@@ -131,20 +138,27 @@ enum ServeReducer {
         guard let st = s.sending, st.running else { return [] }
         var chunks: [Bytes] = []
         var offset = st.offset
-        while chunks.count < StreamSend.window, offset < st.bytes.count {
-            let end = min(st.bytes.count, offset + st.chunk)
-            chunks.append(Array(st.bytes[offset..<end]))
-            offset = end
+        var index = st.chunks
+        func framed(_ b: ArraySlice<UInt8>, last: Bool = false) -> Bytes {
+            st.framing == .seq ? StreamFraming.header(index, last: last) + b : Array(b)
         }
-        return [.serve(.streamWindow(st.char, chunks, generation: st.generation, last: offset >= st.bytes.count))]
+        while chunks.count < StreamSend.window, offset < st.bytes.count {
+            let end = min(st.bytes.count, offset + st.payload)
+            chunks.append(framed(st.bytes[offset..<end]))
+            offset = end
+            index += 1
+        }
+        let last = offset >= st.bytes.count
+        return [.serve(.streamWindow(st.char, chunks, generation: st.generation,
+                                     end: last ? framed(StreamSend.marker[...], last: true) : nil))]
     }
 
     /// `sent` chunks of the window went out: the offset moves by them. All of the last
     /// window: done; fewer than asked: stopped; otherwise the drain that follows decides.
     static func windowSent(_ s: inout ServeState, generation: Int, sent: Int, at: Timestamp) -> [Effect] {
         guard var st = s.sending, st.running, st.generation == generation else { return [] }
-        let asked = min(StreamSend.window, (st.bytes.count - st.offset + st.chunk - 1) / st.chunk)
-        st.offset = min(st.bytes.count, st.offset + sent * st.chunk)
+        let asked = min(StreamSend.window, (st.bytes.count - st.offset + st.payload - 1) / st.payload)
+        st.offset = min(st.bytes.count, st.offset + sent * st.payload)
         st.chunks += sent
         s.sending = st
         if sent < asked { return finishStream(&s, "stream-stopped", at: at) }
