@@ -244,6 +244,11 @@ public final class BlueZBackend: Backend {
                 devicePaths.removeValue(forKey: id)
                 send(.peripheralRemoved(id))
             }
+            // A service gone from a connected device's database (Service Changed): the tree again.
+            if removed.contains(where: { $0.hasPrefix("org.bluez.Gatt") }), let (id, devicePath) = owningDevice(path) {
+                releaseAcquired(path)
+                if resolvedSent.contains(id) || resolving[id] != nil { scheduleResolved(id, devicePath, settle: 0.2) }
+            }
         case (BlueZTranslate.device, "Disconnected"):
             // Disconnected(s name, s message), BlueZ versions after the lab's 5.66. Connected
             // turns false right after it: the reason waits for that.
@@ -272,8 +277,9 @@ public final class BlueZBackend: Backend {
         if names.contains(BlueZTranslate.adapter), adapterPath == nil { chooseAdapter(); return }
         if names.contains(BlueZTranslate.device) { deviceAppeared(path) }
         if names.contains(where: { $0.hasPrefix("org.bluez.Gatt") }), let (id, devicePath) = owningDevice(path) {
-            // GATT objects still arriving: give the tree a moment to settle.
-            if resolving[id] != nil { scheduleResolved(id, devicePath, settle: 0.2) }
+            // GATT objects still arriving: give the tree a moment to settle. After the tree
+            // was sent, the device's database changed (Service Changed): send it again.
+            if resolving[id] != nil || resolvedSent.contains(id) { scheduleResolved(id, devicePath, settle: 0.2) }
         }
     }
 

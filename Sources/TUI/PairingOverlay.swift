@@ -15,6 +15,11 @@ enum PairingOverlay {
 
     /// Title, lines (the third in bold: the number), and the keys that answer.
     static func content(_ s: AppState) -> (String, [String], String)? {
+        if let id = s.forgetAsked, s.forgetThenConnect {
+            return ("Clear cache", ["Clear bluetoothd's cache of \(name(s, id))?",
+                                    "It is forgotten (its bond too) and connected again when heard."],
+                    "y clear · any other key keeps it")
+        }
         if let id = s.forgetAsked {
             return ("Forget device", ["Forget \(name(s, id))?", "It is unpaired and removed from bluetoothd's list."],
                     "y forget · any other key keeps it")

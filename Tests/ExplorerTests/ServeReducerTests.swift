@@ -67,6 +67,11 @@ struct ServeReducerTests {
         let started = Self.commands(Reducer.reduce(&s, .served(Self.subscribed(), mtu: 247, at: Self.t0)))
         guard case let .streamWindow(_, chunks, _, _)? = started.first else { Issue.record("no window in \(started)"); return }
         #expect(chunks.first?.count == 244)
+        // MTU 517: 512 bytes, ATT's longest value, not 514 (bluetoothd would cut them).
+        var big = Self.serving(stream: Array(repeating: 1, count: 5000))
+        let window = Self.commands(Reducer.reduce(&big, .served(Self.subscribed(), mtu: 517, at: Self.t0)))
+        guard case let .streamWindow(_, bigChunks, _, _)? = window.first else { Issue.record("no window in \(window)"); return }
+        #expect(bigChunks.first?.count == 512)
         // Three of eight went: the stream stops there, and says how far it got.
         let stopped = Reducer.reduce(&s, .serveWindowSent(generation: 1, sent: 3, at: Self.t0))
         guard case let .output(.serve(l))? = stopped.first else { Issue.record("no line in \(stopped)"); return }

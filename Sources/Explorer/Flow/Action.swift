@@ -68,6 +68,8 @@ public enum Action: Equatable, Sendable {
     /// `X`: asks first (`forgetAnswered`).
     case forgetRequested
     case forgetAnswered(Bool)
+    /// `C`: clear bluetoothd's cache of a device: forget it, connect again when heard (asks first).
+    case cacheClearRequested
     /// Digits typed into the agent's passkey (or PIN) prompt.
     case agentPromptEdited(InputEdit)
     /// Enter or y (true), Esc or n (false) on the agent's prompt.

@@ -104,6 +104,11 @@ enum BackendReducer {
 
     static func advertisementReceived(_ s: inout AppState, _ report: AdvertisementReport, at: Timestamp) -> [Effect] {
         advertisement(&s, report, at: at)
+        // Heard again after `C` forgot it: connect, with bluetoothd's cache of it empty.
+        if s.reconnectAfterForget == report.id, s.peripherals[report.id]?.connection.isLinkUp == false {
+            s.reconnectAfterForget = nil
+            return ConnectionReducer.reconnect(&s, report.id) + beaconHeard(&s, report.id, address: report.address, rssi: report.rssi, at: at)
+        }
         return beaconHeard(&s, report.id, address: report.address, rssi: report.rssi, at: at)
     }
 

@@ -54,6 +54,9 @@ enum ConnectionReducer {
     /// the same way from the first one on.
     static func servicesResolved(_ s: inout AppState, _ id: PeripheralID, _ services: [GATTService], mtu: Int?) -> [Effect] {
         guard var p = s.peripherals[id] else { return [] }
+        if p.connection == .connected, let before = p.services, s.pendingConnection != id, s.linkLoss[id] == nil {
+            return databaseChanged(&s, p, from: before, to: services, mtu: mtu)
+        }
         p.services = services
         p.mtu = mtu
         let owed = services.flatMap(\.characteristics).flatMap(\.descriptors)
@@ -104,6 +107,52 @@ enum ConnectionReducer {
         s.alert = Alert(.info, "Reconnected to \(p.displayName); turning \(again.count) subscription\(again.count == 1 ? "" : "s") on again",
                         at: s.now)
         return again.map { .backend(.setNotify(id, $0, true)) }
+    }
+
+    /// The services of a ready device again (BlueZ re-resolved them: the device's database
+    /// changed, Service Changed): the tree is the new one; the open characteristic follows
+    /// its UUID (BlueZ gives the attributes new paths) or the screen says it is gone;
+    /// subscriptions to what is gone end. The same tree again changes nothing.
+    static func databaseChanged(_ s: inout AppState, _ p0: Peripheral, from before: [GATTService], to services: [GATTService],
+                                mtu: Int?) -> [Effect] {
+        guard services != before else { return [] }
+        var p = p0
+        p.services = services
+        if let mtu { p.mtu = mtu }
+        s.peripherals[p.id] = p
+        let now = Set(services.flatMap(\.characteristics).map(\.id))
+        /// The same characteristic (its UUID in a service of the same UUID) at its new path.
+        func counterpart(_ cid: CharacteristicID) -> GATTCharacteristic? {
+            guard let old = before.first(where: { $0.characteristics.contains { $0.id == cid } }),
+                  let uuid = old.characteristics.first(where: { $0.id == cid })?.uuid else { return nil }
+            return services.filter { $0.uuid == old.uuid }.flatMap(\.characteristics).first { $0.uuid == uuid }
+        }
+        var effects: [Effect] = []
+        for c in before.flatMap(\.characteristics) where !now.contains(c.id) {
+            let moved = counterpart(c.id)
+            if s.subscriptions.remove(c.id) != nil, let moved, moved.properties.canSubscribe {
+                effects.append(.backend(.setNotify(p.id, moved.id, true)))   // on again where it went
+            }
+            s.notifySockets[c.id] = nil
+            s.operations[c.id] = nil
+            if let moved, let v = s.values.removeValue(forKey: c.id) { s.values[moved.id] = v }
+        }
+        var said = "The services of \(p.displayName) changed: \(services.count) service\(services.count == 1 ? "" : "s") now"
+        if case let .characteristic(pid, cid) = s.route, pid == p.id, !now.contains(cid) {
+            if let moved = counterpart(cid) {
+                s.route = .characteristic(pid, moved.id)
+            } else {
+                let c = before.flatMap(\.characteristics).first { $0.id == cid }
+                let name = c.map { c in s.userDescription(c).map { "“\($0)”" } ?? AssignedNumbers.characteristicName(c.uuid) ?? c.uuid.description }
+                s.route = .device(pid)
+                said += "; \(name ?? "the characteristic") is gone"
+            }
+        }
+        keepPlace(&s, p)
+        s.alert = Alert(.warning, said, at: s.now)
+        let owed = services.flatMap(\.characteristics).flatMap(\.descriptors)
+            .filter { ($0.uuid == "2901" || $0.uuid == "2904") && s.descriptorValues[$0.id] == nil }
+        return effects + owed.map { .backend(.readDescriptor(p.id, $0.id)) }
     }
 
     /// The screen kept across a link loss, against the services resolved again: a

@@ -131,11 +131,12 @@ public enum Keymap {
             KeyBinding([.char("L")], .logToggled),
             KeyBinding([.char("N")], .nameStarted, on: [.scan, .details, .device, .characteristic]),
         ]),
-        KeyRow(label: "e t B X", help: "pair; trust, block (on/off); forget (asks y/n)", bindings: [
+        KeyRow(label: "e t B X C", help: "pair; trust, block; forget, clear cache (ask y/n)", bindings: [
             KeyBinding([.char("e")], .pairRequested, on: [.scan, .details, .device], hints: [.device: "e pair"], replayHints: [:]),
             KeyBinding([.char("t")], .trustToggled, on: [.scan, .details, .device]),
             KeyBinding([.char("B")], .blockToggled, on: [.scan, .details, .device]),
             KeyBinding([.char("X")], .forgetRequested, on: [.scan, .details, .device]),
+            KeyBinding([.char("C")], .cacheClearRequested, on: [.scan, .details, .device]),
         ]),
         KeyRow(label: "R P", help: "recording on/off; power the adapter on", bindings: [
             KeyBinding([.char("R")], .recordingToggled, hints: [.scan: "R rec"], replayHints: [:]),

@@ -42,9 +42,17 @@ enum PairingReducer {
     static func forgetAnswered(_ s: inout AppState, _ yes: Bool) -> [Effect] {
         guard let id = s.forgetAsked else { return [] }
         s.forgetAsked = nil
+        let thenConnect = s.forgetThenConnect
+        s.forgetThenConnect = false
         guard yes else {
             s.alert = Alert(.info, "Kept \(name(s, id))", at: s.now)
             return []
+        }
+        if thenConnect {
+            // The screen stays, as after a link loss, until the device is back.
+            s.reconnectAfterForget = id
+            s.alert = Alert(.warning, "Clearing bluetoothd's cache of \(name(s, id)): forgotten, connected again when heard", at: s.now)
+            return [.backend(.forget(id))]
         }
         s.alert = Alert(.info, "Forgetting \(name(s, id)) (unpaired and removed)", at: s.now)
         if Reducer.routeShows(s.route, id) { s.route = .scan; s.scan.cursor = id }

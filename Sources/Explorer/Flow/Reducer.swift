@@ -164,8 +164,9 @@ public enum Reducer {
             return PairingReducer.trust(&s)
         case .blockToggled:
             return PairingReducer.block(&s)
-        case .forgetRequested:
+        case .forgetRequested, .cacheClearRequested:
             s.forgetAsked = PairingReducer.target(s)
+            s.forgetThenConnect = s.forgetAsked != nil && action == .cacheClearRequested
             return []
         case let .forgetAnswered(yes):
             return PairingReducer.forgetAnswered(&s, yes)

@@ -163,6 +163,10 @@ public struct AppState: Equatable, Sendable {
     public var pairing: PeripheralID?
     /// The device `X` asked to forget, until the user says y or n.
     public var forgetAsked: PeripheralID?
+    /// `C` asked it (clear bluetoothd's cache): after forgetting, connect again.
+    public var forgetThenConnect = false
+    /// Forgotten by `C`: connected again as soon as it is heard.
+    public var reconnectAfterForget: PeripheralID?
     /// Reads, writes and subscriptions under way, for encryption on demand (`OnDemand`).
     public var operations: [CharacteristicID: GATTOperation] = [:]
 

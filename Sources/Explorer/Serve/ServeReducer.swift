@@ -33,6 +33,8 @@ public struct ServeLine: Equatable, Sendable {
 public struct StreamSend: Equatable, Sendable {
     public static let window = 8
     public static let marker = Array("EOM".utf8)
+    /// ATT's longest attribute value (Core Vol 3 Part F 3.2.9).
+    public static let longestValue = 512
     public let bytes: Bytes
     public let char: BLEUUID
     public let framing: StreamFraming
@@ -117,7 +119,9 @@ enum ServeReducer {
             st.generation += 1
             st.offset = 0
             st.chunks = 0
-            st.chunk = max(20, (mtu ?? 23) - 3)
+            // (MTU - 3), and never more than ATT's longest value: bluetoothd cuts a longer
+            // notification to 512 bytes (seen in the lab at MTU 517, 514-byte chunks).
+            st.chunk = min(StreamSend.longestValue, max(20, (mtu ?? 23) - 3))
             st.running = true
             st.startedAt = at
             s.sending = st

@@ -26,7 +26,8 @@ public func openDemoControl(_ path: String, loop: EventLoop, sim: SimulatedBacke
             switch line {
             case "press": sim.pressButton()
             case "drop": sim.dropButtonLink()
-            default: fputs("bleexplr: demo control: unknown command '\(TerminalSafe.text(line))' (press, drop)\n", stderr)
+            case "gatt-change": sim.changeDatabase()
+            default: fputs("bleexplr: demo control: unknown command '\(TerminalSafe.text(line))' (press, drop, gatt-change)\n", stderr)
             }
         }
         if pending.count > 4096 { pending.removeAll() }

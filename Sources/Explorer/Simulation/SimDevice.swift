@@ -77,7 +77,7 @@ final class SimDevice {
     let advInterval: Double
     var baseRSSI: Double
     let phase: Double
-    let services: [SimService]
+    var services: [SimService]
     let link: LinkBehaviour
     var connected = false
     var linkGeneration = 0

@@ -36,6 +36,12 @@ public final class SimulatedBackend: Backend {
     /// The region the demo watches when no --region is given: the porch beacon's.
     public static var demoRegions: [Region] { DemoCatalog.demoRegions }
 
+    /// The connected demo device's database changes (Service Changed).
+    public func changeDatabase() {
+        world.changeDatabase(at: worldNow())
+        pump()
+    }
+
     /// The demo iTag drops its link.
     public func dropButtonLink() {
         world.dropButtonLink(at: worldNow())

@@ -160,6 +160,24 @@ public final class SimulatedWorld {
         emit(t, .valueNotified(c.id, [0x01]))
     }
 
+    /// The first connected device's GATT database changes, as a firmware entering its
+    /// update mode does: a Secure DFU service (FE59) appears, or goes again. BlueZ then
+    /// re-resolves the services (Service Changed) and sends the new tree.
+    public func changeDatabase(at t: Double) {
+        now = max(now, t)
+        guard let d = devices.first(where: \.connected) else { return }
+        if let i = d.services.firstIndex(where: { $0.uuid == "FE59" }) {
+            d.services.remove(at: i)
+        } else {
+            let m = DemoCatalog.PathMaker(d.id.rawValue)
+            m.handle = 0x0F00
+            d.services.append(m.service("FE59") { [m] s in
+                [m.char(s, "8EC90003-F315-4F60-9FB8-838830DAEA50", [.write, .indicate], [], userDescription: "Buttonless DFU")]
+            })
+        }
+        emit(t, .servicesResolved(d.id, d.gatt, mtu: 247))
+    }
+
     /// The demo iTag ends the link, as iTags do now and then (on demand: the demo's
     /// control FIFO, or a test).
     public func dropButtonLink(at t: Double) {
