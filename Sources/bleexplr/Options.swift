@@ -101,7 +101,7 @@ protocol VerbParser {
 /// The verbs and their parsers.
 func verbParser(_ name: String) -> (any VerbParser)? {
     switch name {
-    case "scan", "services", "pair", "read", "write", "notify", "decode", "bench-ingest": return CommandVerb(name: name)
+    case "scan", "services", "pair", "forget", "read", "write", "notify", "decode", "bench-ingest": return CommandVerb(name: name)
     case "watch": return WatchVerb()
     case "monitor": return MonitorVerb()
     case "replay": return ReplayVerb()
@@ -242,6 +242,9 @@ struct CommandVerb: VerbParser {
         case "pair":
             need(1, "pair ADDRESS [--passkey N] [--confirm yes|no]")
             return .command(.pair(address: parseAddress(rest[0])))
+        case "forget":
+            need(1, "forget ADDRESS")
+            return .command(.forget(address: parseAddress(rest[0])))
         case "read":
             need(2, "read ADDRESS UUID [--offset N] [--json]")
             return .command(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0))

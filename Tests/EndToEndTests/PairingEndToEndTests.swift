@@ -57,6 +57,9 @@ struct PairingEndToEndTests {
         let (bad, badText) = try spawn(Tmux.binary, ["--demo", "--agent", "telepathy", "pair", Self.lock])
         #expect(bad == 2)
         #expect(badText.contains("--agent takes keyboard-display"))
+        // forget, headless: the device removed from the (demo) bluetoothd, exit 0.
+        let (forgot, forgotText) = try spawn(Tmux.binary, ["--demo", "forget", Self.lock])
+        #expect(forgot == 0 && forgotText.contains("forgot \(Self.lock): unpaired and removed from bluetoothd"), "\(forgotText)")
     }
 
     /// Encryption on demand: reading the lock's bolt (2A56, which needs an encrypted link)

@@ -142,6 +142,21 @@ struct JobTests {
         #expect(line.hasSuffix("framing seq, 1 out of order put back in place"), "\(line)")
     }
 
+    /// `forget`: found, removed (Adapter1.RemoveDevice), and done when bluetoothd says it is gone.
+    @Test func forgetRemovesTheDeviceAndEndsWhenItIsGone() {
+        var s = Motor.world(.forget(address: Motor.id.rawValue))
+        let effects = Motor.heard(&s)
+        #expect(effects.contains(.backend(.forget(Motor.id))) && !effects.contains(.backend(.connect(Motor.id))), "\(effects)")
+        let done = Fixture.apply(&s, .peripheralRemoved(Motor.id))
+        #expect(done.contains(.output(.warning("forgot \(Motor.id): unpaired and removed from bluetoothd"))))
+        #expect(done.last == .finish(exitCode: 0))
+        // A refusal ends it with bluetoothd's reason.
+        var refused = Motor.world(.forget(address: Motor.id.rawValue))
+        _ = Motor.heard(&refused)
+        let failed = Fixture.apply(&refused, .failure(BackendError(name: "org.bluez.Error.Failed", message: "cannot forget the device: busy")))
+        #expect(failed.last == .finish(exitCode: 1))
+    }
+
     @Test func aSignalEndsAnOpenEndedCommandAsSuccessAndOthersAsInterrupted() {
         var open = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: nil))
         _ = Motor.ready(&open)

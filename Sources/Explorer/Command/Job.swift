@@ -21,19 +21,21 @@ public enum Job: Equatable, Sendable {
     case scanUntilNamed(String)
     /// Pair with the device (Device1.Pair), answering the agent from `--passkey` / `--confirm`.
     case pair(address: String)
+    /// Remove the device from bluetoothd (Adapter1.RemoveDevice): unpaired, its cache gone.
+    case forget(address: String)
 
     /// The device the job works on, as typed (upper case).
     public var address: String? {
         switch self {
         case .scan, .monitor, .scanUntilNamed: return nil
-        case let .services(a), let .pair(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _), let .watch(a, _, _):
+        case let .services(a), let .pair(a), let .forget(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _), let .watch(a, _, _):
             return a
         }
     }
 
     public var uuid: BLEUUID? {
         switch self {
-        case .scan, .monitor, .scanUntilNamed, .services, .pair: return nil
+        case .scan, .monitor, .scanUntilNamed, .services, .pair, .forget: return nil
         case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _): return u
         }
     }
@@ -44,7 +46,7 @@ public enum Job: Equatable, Sendable {
         case let .notify(_, _, count, _, until): return count == nil && until == nil
         case let .scan(duration): return duration == nil
         case .watch, .monitor, .scanUntilNamed: return true
-        case .services, .read, .write, .pair: return false
+        case .services, .read, .write, .pair, .forget: return false
         }
     }
 }

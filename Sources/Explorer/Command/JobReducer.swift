@@ -52,7 +52,7 @@ enum JobReducer {
         case let .scan(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case .scanUntilNamed, .watch: return []
-        case .services, .read, .write, .notify, .pair: return [.startTimer(.find, after: findTimeout)]
+        case .services, .read, .write, .notify, .pair, .forget: return [.startTimer(.find, after: findTimeout)]
         }
     }
 
@@ -94,6 +94,10 @@ enum JobReducer {
                 return []
             }
         case let .peripheralRemoved(id) where id == target:
+            if case .forget = job.job, job.phase == .working {
+                return [.cancelTimer(.operation), .output(.warning("forgot \(id): unpaired and removed from bluetoothd"))]
+                    + leave(&s, &job, exitCode: 0)
+            }
             // BlueZ forgets a device it has not seen for a while: watch looks for it again.
             guard case .watch = job.job, job.isActive else { return [] }
             job.target = nil
@@ -176,6 +180,10 @@ enum JobReducer {
         job.target = r.id
         s.scanWanted = false
         if case .pair = job.job { return [.cancelTimer(.find), .backend(.stopScan)] + pair(&s, &job, r.id) }
+        if case .forget = job.job {
+            job.phase = .working
+            return [.cancelTimer(.find), .backend(.stopScan), .backend(.forget(r.id)), .startTimer(.operation, after: operationTimeout)]
+        }
         return [.cancelTimer(.find), .backend(.stopScan)] + connect(&s, &job)
     }
 
@@ -263,7 +271,7 @@ enum JobReducer {
                 return effects + fail(&s, &job, "\(uuid) on \(p.address) neither notifies nor indicates")
             }
             effects.append(.backend(.setNotify(id, c.id, true)))
-        case .scan, .services, .monitor, .scanUntilNamed, .pair:
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget:
             break
         }
         return effects
@@ -437,7 +445,7 @@ extension JobState {
     var hasOperationTimer: Bool {
         switch job {
         case .read, .write, .notify: return true
-        case .scan, .services, .monitor, .scanUntilNamed, .pair, .watch: return false
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch: return false
         }
     }
 
