@@ -33,6 +33,8 @@ enum BackendReducer {
             // An unreadable descriptor only costs its label; the recording keeps the error.
             if case let .success(bytes) = result { s.descriptorValues[did] = Array(bytes.prefix(512)) }
             return ConnectionReducer.descriptorRead(&s, did)
+        case let .descriptorWritten(did, bytes, error):
+            return DescriptorReducer.written(&s, did, bytes, error)
         case let .connectFailed(id, error):
             ConnectionReducer.connectFailed(&s, id, error)
         case let .disconnected(id, reason):

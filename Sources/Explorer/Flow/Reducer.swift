@@ -465,8 +465,7 @@ public enum Reducer {
                 }
                 s.input = nil
                 let props = s.peripherals[pid]?.characteristic(cid)?.1.properties ?? []
-                let type: WriteType = !props.contains(.write) && props.contains(.writeWithoutResponse)
-                    ? .command : .request
+                let type = WriteType.preferred(for: props)
                 var effects: [Effect] = [.backend(.write(pid, cid, bytes, type))]
                 // A replay writes nothing, so it remembers nothing.
                 if s.replay == nil, let key = writeHistoryKey(s, pid, cid), s.writeHistory.wrote(key, input.text) {
