@@ -91,6 +91,15 @@ public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
 public enum WriteType: String, Equatable, Sendable, CaseIterable {
     case request, command, reliable
 
+    /// "write request", "write without response", "reliable write": as the screens say it.
+    public var title: String {
+        switch self {
+        case .request: return "write request"
+        case .command: return "write without response"
+        case .reliable: return "reliable write"
+        }
+    }
+
     /// The characteristic's properties allow this type.
     public func isAllowed(by p: CharacteristicProperties) -> Bool {
         switch self {

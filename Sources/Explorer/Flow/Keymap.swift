@@ -114,6 +114,12 @@ public enum Keymap {
                        replayHints: [:]),
             KeyBinding([.char("A")], .readAllRequested, on: [.device], hints: [.device: "A read all"], replayHints: [:]),
         ]),
+        KeyRow(label: "W D", help: "write type: request, without response, reliable; descriptor (reads it; w writes it)", bindings: [
+            KeyBinding([.char("W")], .writeTypeCycled, on: [.characteristic], needs: [.write, .writeWithoutResponse, .reliableWrite],
+                       hints: [.characteristic: "W type"], replayHints: [:]),
+            KeyBinding([.char("D")], .descriptorCycled, on: [.characteristic], hints: [.characteristic: "D descriptor"],
+                       replayHints: [:]),
+        ]),
         KeyRow(label: "n f F", help: "notify on/off; format decoded/hex/text/ints/floats", bindings: [
             KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.device: "n notify", .characteristic: "n notify"],
                        replayHints: [:]),
