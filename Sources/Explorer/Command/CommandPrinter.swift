@@ -56,7 +56,8 @@ public struct CommandPrinter: Sendable {
             j.string("t", w.at.iso8601); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
             Self.descriptorFields(&j, w.descriptor, w.handle)
             j.string("hex", hex(w.bytes, separator: ""))
-            if w.descriptor == nil { j.string("writeType", w.type.rawValue); if w.long { j.bool("long", true) } }
+            j.string("writeType", w.type.rawValue)
+            if w.long { j.bool("long", true) }
             return [out(j.finish())]
         case let .message(m):
             return messageLines(m)
