@@ -40,7 +40,7 @@ enum Chrome {
             case .filter: prompt = "/ filter: "
             case let .write(pid, cid):
                 let type = s.peripherals[pid]?.characteristic(cid).map { s.writeType($0.1) } ?? .request
-                prompt = "\(type.title) (hex 01 ff, or \"text\"): "
+                prompt = (type == .request ? "write" : type.title) + " (hex 01 ff, or \"text\"): "
             case let .writeDescriptor(_, did): prompt = "write descriptor \(did.handleText ?? "") (hex 01 ff, or \"text\"): "
             case .hook: prompt = "hook (exec CMD · post URL · off): "
             case .alias: prompt = "alias (empty: none): "

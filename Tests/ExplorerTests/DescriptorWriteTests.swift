@@ -81,6 +81,18 @@ struct DescriptorWriteTests {
         #expect(DescriptorValue.decoded("2999", [0x01]) == nil)
     }
 
+    /// Any bytes, any length: a text without control characters, never a trap.
+    @Test func descriptorValuesOfAnyBytesAreSafeText() {
+        var rng = SeededRandom(seed: 16)
+        for uuid: BLEUUID in ["2900", "2901", "2902", "2903", "2904"] {
+            for n in 0..<40 {
+                let b = (0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                let text = DescriptorValue.decoded(uuid, b + [0x1B, 0x9B, 0x07])?.text ?? ""
+                #expect(!text.unicodeScalars.contains { TerminalSafe.isUnsafe($0) }, "\(uuid) \(b)")
+            }
+        }
+    }
+
     @Test func aTypeTheCharacteristicDoesNotAllowIsRefusedWithExitOne() {
         var (s, effects) = Note.ready(.write(address: Note.id.rawValue, uuid: Note.uuid, value: [1], type: .command))
         #expect(Note.failure(effects) == "B1E5E1A0-0011-4C7A-9E3B-2D8F00C0FFEE on FC:58:FA:1A:2B:3C does not take a write of type command (it takes --type request, reliable)")

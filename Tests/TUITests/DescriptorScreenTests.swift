@@ -44,7 +44,7 @@ struct DescriptorScreenTests {
     @Test func theWriteLineSaysTheWriteType() {
         var s = Self.state()
         _ = Reducer.reduce(&s, .writeStarted)
-        #expect(ScreenTests.render(s, 100, 24)[22].hasPrefix("write request (hex 01 ff, or \"text\"): "))
+        #expect(ScreenTests.render(s, 100, 24)[22].hasPrefix("write (hex 01 ff, or \"text\"): "))
         _ = Reducer.reduce(&s, .inputCancelled)
         _ = Reducer.reduce(&s, .writeTypeCycled)
         _ = Reducer.reduce(&s, .writeStarted)
