@@ -42,6 +42,14 @@ extension BlueZBackend {
             }
         case let .readDescriptor(_, did):
             readValue(did.path, BlueZTranslate.descriptor) { [weak self] in self?.send(.descriptorRead(did, $0)) }
+        case let .writeDescriptor(_, did, bytes):
+            call(did.path, BlueZTranslate.descriptor, "WriteValue", [.bytes(bytes), .vardict([:])],
+                 timeout: Self.gattTimeout) { [weak self] result in
+                switch result {
+                case .success: self?.send(.descriptorWritten(did, bytes, nil))
+                case let .failure(e): self?.send(.descriptorWritten(did, bytes, BlueZTranslate.backendError(e)))
+                }
+            }
         case let .setPowered(on):
             guard let a = adapterPath else { return }
             bus.call(DBusCall(destination: Self.bluez, path: a, interface: "org.freedesktop.DBus.Properties", member: "Set",

@@ -81,7 +81,8 @@ enum BlueZTranslate {
                 guard let c = mirror[cp, characteristic], let cu = c["UUID"]?.strictString.flatMap(BLEUUID.init) else { return nil }
                 let descs = mirror.paths(with: descriptor, under: cp).compactMap { dp -> GATTDescriptor? in
                     guard let du = mirror[dp, descriptor]?["UUID"]?.strictString.flatMap(BLEUUID.init) else { return nil }
-                    return GATTDescriptor(id: AttributeID(dp), uuid: du)
+                    let flags = mirror[dp, descriptor]?["Flags"]?.strictStrings ?? []
+                    return GATTDescriptor(id: AttributeID(dp), uuid: du, writable: flags.contains { GATTDescriptor.writeFlags.contains($0) })
                 }
                 return GATTCharacteristic(id: AttributeID(cp), uuid: cu,
                                           properties: CharacteristicProperties(flags: c["Flags"]?.strictStrings ?? []),

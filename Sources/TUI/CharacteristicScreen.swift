@@ -142,9 +142,17 @@ enum CharacteristicScreen {
         g.put(info, x: 1 + x, y: y, style: bad ? .warning : .dimmed, maxWidth: max(0, g.width - x - 3))
     }
 
-    /// One descriptor: its name and what it says. The CCCD (0x2902) shows whether
-    /// notifications are on (BlueZ writes it for us; reading it back would race).
+    /// One descriptor: its handle (as nRF Connect shows it), name and what it says, `[in
+    /// brackets]` when selected with `D`, `(writable)` when `w` can write it.
     static func descriptor(_ d: GATTDescriptor, _ c: GATTCharacteristic, _ s: AppState) -> String {
+        var text = (d.id.handleText.map { $0 + " " } ?? "") + descriptorValue(d, c, s)
+        if d.canWrite { text += " (writable)" }
+        return s.selectedDescriptor(of: c) == d ? "[" + text + "]" : text
+    }
+
+    /// A descriptor's name and value. The CCCD (0x2902) shows whether notifications are
+    /// on (BlueZ writes it for us; reading it back would race).
+    static func descriptorValue(_ d: GATTDescriptor, _ c: GATTCharacteristic, _ s: AppState) -> String {
         let name = AssignedNumbers.descriptorName(d.uuid) ?? d.uuid.description
         if d.uuid == "2902" {
             let kind = c.properties.contains(.notify) ? "notifications" : "indications"
@@ -154,7 +162,7 @@ enum CharacteristicScreen {
         switch d.uuid {
         case "2901": return "\(name) “\(ValueDecoder.printableText(v))”"
         case "2904": return PresentationFormat(v).map { "\(name): \($0.summary)" } ?? "\(name) (malformed: \(hex(v)))"
-        default: return "\(name) \(hex(v))"
+        default: return DescriptorValue.decoded(d.uuid, v).map { "\(name): \($0.text)" } ?? "\(name) \(hex(v))"
         }
     }
 

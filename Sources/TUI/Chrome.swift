@@ -38,7 +38,10 @@ enum Chrome {
             let prompt: String
             switch input.purpose {
             case .filter: prompt = "/ filter: "
-            case .write: prompt = "write (hex 01 ff, or \"text\"): "
+            case let .write(pid, cid):
+                let type = s.peripherals[pid]?.characteristic(cid).map { s.writeType($0.1) } ?? .request
+                prompt = (type == .request ? "write" : type.title) + " (hex 01 ff, or \"text\"): "
+            case let .writeDescriptor(_, did): prompt = "write descriptor \(did.handleText ?? "") (hex 01 ff, or \"text\"): "
             case .hook: prompt = "hook (exec CMD · post URL · off): "
             case .alias: prompt = "alias (empty: none): "
             case let .uuidName(uuid): prompt = "name for \(uuid) (empty: none): "

@@ -207,14 +207,16 @@ func parseUUID(_ s: String) -> BLEUUID {
 /// scan, services, read, write, notify, decode, bench-ingest.
 struct CommandVerb: VerbParser {
     let name: String
-    var duration: Double?, count: Int?, withoutResponse = false, offset: UInt16?
+    var duration: Double?, count: Int?, type: WriteType?, offset: UInt16?, descriptor: BLEUUID?
     var until: Bytes?, output: String?, framing: StreamFraming?
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
         switch flag {
         case "--duration": duration = args.seconds(flag)
         case "--count": count = args.int(flag, 1...Int(Int32.max))
-        case "--without-response": withoutResponse = true
+        case "--without-response": type = .command
+        case "--type": guard let t = WriteType(rawValue: args.value(flag)) else { fail("--type takes request, command or reliable") }; type = t
+        case "--descriptor": descriptor = parseUUID(args.value(flag))
         case "--offset": offset = UInt16(args.int(flag, 0...Int(UInt16.max)))
         case "--until":
             let v = args.value(flag)
@@ -231,7 +233,8 @@ struct CommandVerb: VerbParser {
         func need(_ n: Int, _ form: String) {
             guard rest.count == n else { fail("usage: bleexplr \(form)") }
         }
-        if offset != nil, name != "read" { fail("--offset goes with read") }
+        if offset != nil, name != "read" || descriptor != nil { fail("--offset goes with read of a characteristic") }
+        if descriptor != nil, name != "read" && name != "write" || type != nil { fail("--descriptor goes with read and write (no --type)") }
         switch name {
         case "scan":
             need(0, "scan [--duration S] [--json]")
@@ -246,14 +249,14 @@ struct CommandVerb: VerbParser {
             need(1, "forget ADDRESS")
             return .command(.forget(address: parseAddress(rest[0])))
         case "read":
-            need(2, "read ADDRESS UUID [--offset N] [--json]")
-            return .command(.read(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0))
+            need(2, "read ADDRESS UUID [--offset N | --descriptor UUID] [--json]")
+            return .command(.reading(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0, descriptor: descriptor))
         case "write":
-            need(3, "write ADDRESS UUID VALUE [--without-response]")
+            need(3, "write ADDRESS UUID VALUE [--type request|command|reliable | --descriptor UUID]")
             switch WriteValue.parse(rest[2]) {
             case let .success(bytes):
-                return .command(.write(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), value: bytes,
-                                       type: withoutResponse ? .command : .request))
+                return .command(.writing(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), value: bytes,
+                                         type: type ?? .request, descriptor: descriptor))
             case let .failure(e): fail(e.message)
             }
         case "notify":

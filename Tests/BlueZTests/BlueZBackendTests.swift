@@ -401,6 +401,53 @@ struct BlueZBackendTests {
         #expect(sink.events.last == .readCompleted(c, .failure(.failed("unexpected ReadValue reply"))))
     }
 
+    /// A reliable write asks WriteValue for "type": "reliable"; a descriptor is written with
+    /// GattDescriptor1.WriteValue and no options; its refusal keeps BlueZ's name.
+    @Test func reliableAndDescriptorWritesGoToBlueZAsAsked() {
+        let (bus, backend, sink, _) = Self.started()
+        let c = AttributeID(Self.dev + "/service000a/char000b")
+        backend.execute(.write(Self.id, c, [1], .reliable))
+        #expect(bus.pending("WriteValue")?.args == [.bytes([1]), .vardict(["type": .string("reliable")])])
+        bus.answer("WriteValue", .success([]))
+        #expect(sink.events.last == .writeCompleted(c, [1], .reliable, nil))
+        let d = AttributeID(c.path + "/desc000c")
+        backend.execute(.writeDescriptor(Self.id, d, [0x4B]))
+        #expect(bus.pending("WriteValue")?.interface == "org.bluez.GattDescriptor1")
+        #expect(bus.pending("WriteValue")?.args == [.bytes([0x4B]), .vardict([:])])
+        bus.answer("WriteValue", .success([]))
+        #expect(sink.events.last == .descriptorWritten(d, [0x4B], nil))
+        backend.execute(.writeDescriptor(Self.id, d, [0x4C]))
+        bus.answer("WriteValue", .failure(DBusError(name: "org.bluez.Error.NotPermitted", message: "Write not permitted")))
+        #expect(sink.events.last == .descriptorWritten(d, [0x4C], .notPermitted("Write not permitted")))
+    }
+
+    /// GattDescriptor1.Flags say whether a descriptor can be written.
+    @Test func descriptorFlagsSayWhetherItIsWritable() {
+        let (bus, backend, sink, loop) = Self.started()
+        defer { withExtendedLifetime(backend) {} }
+        backend.execute(.connect(Self.id))
+        bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+        bus.changed(Self.dev, "org.bluez.Device1", ["ServicesResolved": .bool(true)])
+        let svc = Self.dev + "/service0010", chr = svc + "/char0011"
+        bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(svc), Self.ifaces(["org.bluez.GattService1": [
+            "UUID": .string("0000180d-0000-1000-8000-00805f9b34fb"), "Primary": .bool(true), "Device": .objectPath(Self.dev)]])])
+        bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(chr), Self.ifaces(["org.bluez.GattCharacteristic1": [
+            "UUID": .string("00002a39-0000-1000-8000-00805f9b34fb"), "Service": .objectPath(svc),
+            "Flags": .array(element: "s", [.string("write"), .string("reliable-write")])]])])
+        for (n, uuid, flags) in [("0012", "2901", ["read", "write"]), ("0013", "2900", ["read"]), ("0014", "2901", ["encrypt-write"])] {
+            bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(chr + "/desc" + n), Self.ifaces(["org.bluez.GattDescriptor1": [
+                "UUID": .string("0000\(uuid)-0000-1000-8000-00805f9b34fb"), "Characteristic": .objectPath(chr),
+                "Flags": .array(element: "s", flags.map { .string($0) })]])])
+        }
+        bus.answer("Connect", .success([]))
+        Self.spin(loop, 0.4)
+        guard case let .servicesResolved(_, services, _) = sink.events.last else { Issue.record("not resolved: \(sink.events)"); return }
+        let c = services.first?.characteristics.first
+        #expect(c?.properties == [.write, .reliableWrite])
+        #expect(c?.descriptors.map(\.writable) == [true, false, true])
+        #expect(c?.descriptors.map { $0.id.handle } == [0x12, 0x13, 0x14])
+    }
+
     @Test func bluetoothdRestartIsSurvived() {
         let (bus, backend, sink, _) = Self.started()
         defer { withExtendedLifetime(backend) {} }

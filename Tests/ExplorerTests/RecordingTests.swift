@@ -63,6 +63,27 @@ struct RecordingTests {
         _ = Reducer.reduce(&s, .tick(Fixture.t0))
     }
 
+    /// Descriptor writes, reliable writes and writable descriptors come back from a recording as they went in.
+    @Test func descriptorWritesAndReliableWritesRoundTrip() throws {
+        let s = Fixture.connectedHRM()
+        let did = AttributeID(Fixture.bslChar.path + "/desc000f")
+        let services = [GATTService(id: AttributeID("/sim/s"), uuid: "180D", characteristics: [
+            GATTCharacteristic(id: Fixture.bslChar, uuid: "2A38", properties: [.read, .write, .reliableWrite],
+                               descriptors: [GATTDescriptor(id: did, uuid: "2901", writable: true),
+                                             GATTDescriptor(id: AttributeID(did.path + "x"), uuid: "2900")])])]
+        let events: [BackendEvent] = [
+            .servicesResolved(Fixture.hrm, services, mtu: 247),
+            .writeCompleted(Fixture.bslChar, [1, 2], .reliable, nil),
+            .descriptorWritten(did, [0x4B], nil),
+            .descriptorWritten(did, [0x4C], .notPermitted("Write not permitted")),
+        ]
+        for e in events {
+            let line = try #require(RecordingFormat.line(for: .backend(e, at: Fixture.t0), state: s))
+            let v = try JSONValue.parse(line)
+            #expect(RecordedEvent.event(try #require(v["type"]?.string), v) == e, "\(line)")
+        }
+    }
+
     @Test func recorderWritesHeaderAndLines() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bx-rec-\(getpid()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }

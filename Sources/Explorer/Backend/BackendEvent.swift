@@ -84,8 +84,41 @@ public enum DisconnectReason: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-public enum WriteType: String, Equatable, Sendable {
-    case request, command
+/// How a characteristic is written (BlueZ's WriteValue option "type"): a write request
+/// (answered; BlueZ makes it a long write, Prepare/Execute Write, when the value is longer
+/// than MTU - 3), a write command (no answer), or a reliable write (prepared, checked
+/// against what the server echoes, then executed; needs the reliable-write extended property).
+public enum WriteType: String, Equatable, Sendable, CaseIterable {
+    case request, command, reliable
+
+    /// "write request", "write without response", "reliable write": as the screens say it.
+    public var title: String {
+        switch self {
+        case .request: return "write request"
+        case .command: return "write without response"
+        case .reliable: return "reliable write"
+        }
+    }
+
+    /// The characteristic's properties allow this type.
+    public func isAllowed(by p: CharacteristicProperties) -> Bool {
+        switch self {
+        case .request: return p.contains(.write)
+        case .command: return p.contains(.writeWithoutResponse)
+        case .reliable: return p.contains(.reliableWrite)
+        }
+    }
+
+    /// What a write to a characteristic with these properties is unless asked otherwise:
+    /// a request when it takes one, else a command.
+    public static func preferred(for p: CharacteristicProperties) -> WriteType {
+        !p.contains(.write) && p.contains(.writeWithoutResponse) ? .command : .request
+    }
+
+    /// A write request longer than one PDU carries (MTU - 3 bytes): BlueZ writes it long.
+    public static func isLong(_ count: Int, type: WriteType, mtu: Int?) -> Bool {
+        type != .command && count > max(20, (mtu ?? 23) - 3)
+    }
 }
 
 /// Facts pushed by a backend, one case per fact. Each arrives with a timestamp in
@@ -113,6 +146,8 @@ public enum BackendEvent: Equatable, Sendable {
     case notificationsAcquired(CharacteristicID, mtu: Int)
     case valueNotified(CharacteristicID, Bytes)
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
+    /// A descriptor write (GattDescriptor1.WriteValue) was answered: these bytes, or this error.
+    case descriptorWritten(AttributeID, Bytes, BackendError?)
     case scanFailed(BackendError)
     case failure(BackendError)
     // Pairing (org.bluez.Agent1 calls to our agent, Device1.Pair and its properties)
@@ -152,6 +187,8 @@ public enum BackendCommand: Equatable, Sendable {
     case write(PeripheralID, CharacteristicID, Bytes, WriteType)
     case setNotify(PeripheralID, CharacteristicID, Bool)
     case readDescriptor(PeripheralID, AttributeID)
+    /// GattDescriptor1.WriteValue; never the CCCD (0x2902), which notifications own.
+    case writeDescriptor(PeripheralID, AttributeID, Bytes)
     /// Adapter power (BlueZ: Adapter1.Powered; rfkill may refuse it).
     case setPowered(Bool)
     /// The answer to the agent request with this id.

@@ -41,6 +41,9 @@ public struct ValueReport: Equatable, Sendable {
     public var bytes: Bytes
     /// The meaning, as the app shows it.
     public var decoded: DecodedValue?
+    /// `read --descriptor`: the descriptor read (of the characteristic `uuid`) and its handle.
+    public var descriptor: BLEUUID?
+    public var handle: UInt16?
 
     public init(at: Timestamp, address: String, uuid: BLEUUID, name: String?, origin: ValueOrigin, offset: UInt16 = 0,
                 bytes: Bytes, decoded: DecodedValue?) {
@@ -55,6 +58,11 @@ public struct WriteReport: Equatable, Sendable {
     public var uuid: BLEUUID
     public var bytes: Bytes
     public var type: WriteType
+    /// A write request longer than one PDU: BlueZ wrote it long (Prepare and Execute Write).
+    public var long = false
+    /// `write --descriptor`: the descriptor written and its handle.
+    public var descriptor: BLEUUID? = nil
+    public var handle: UInt16? = nil
 }
 
 public struct MessageReport: Equatable, Sendable {
@@ -77,6 +85,8 @@ public struct ServicesReport: Equatable, Sendable {
         public var name: String?
         public var userDescription: String?
         public var presentationFormat: PresentationFormat?
+        /// What its descriptors were read to say (0x2901 and 0x2904 on connecting).
+        public var descriptorValues: [AttributeID: Bytes] = [:]
     }
     public struct Service: Equatable, Sendable {
         public var service: GATTService
@@ -111,7 +121,8 @@ extension AppState {
         ServicesReport(address: p.address, mtu: p.mtu, services: (p.services ?? []).map { s in
             .init(service: s, characteristics: s.characteristics.map { c in
                 .init(characteristic: c, name: name(c), userDescription: userDescription(c),
-                      presentationFormat: presentationFormat(c))
+                      presentationFormat: presentationFormat(c),
+                      descriptorValues: descriptorValues.filter { v in c.descriptors.contains { $0.id == v.key } })
             })
         })
     }

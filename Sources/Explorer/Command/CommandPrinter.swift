@@ -47,10 +47,17 @@ public struct CommandPrinter: Sendable {
         case let .value(v):
             return [out(json ? Self.valueJSON(v) : TerminalSafe.text(hex(v.bytes) + (v.decoded.map { "  " + $0.text } ?? "")))]
         case let .wrote(w):
-            guard json else { return [out("wrote \(w.bytes.count) byte\(w.bytes.count == 1 ? "" : "s")")] }
+            guard json else {
+                let how = w.descriptor != nil ? " to descriptor \(w.descriptor!)" : w.long ? " (long write)"
+                    : w.type == .reliable ? " (reliable write)" : ""
+                return [out("wrote \(w.bytes.count) byte\(w.bytes.count == 1 ? "" : "s")\(how)")]
+            }
             var j = JSONLine()
             j.string("t", w.at.iso8601); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
-            j.string("hex", hex(w.bytes, separator: "")); j.string("writeType", w.type.rawValue)
+            Self.descriptorFields(&j, w.descriptor, w.handle)
+            j.string("hex", hex(w.bytes, separator: ""))
+            j.string("writeType", w.type.rawValue)
+            if w.long { j.bool("long", true) }
             return [out(j.finish())]
         case let .message(m):
             return messageLines(m)
@@ -99,6 +106,7 @@ public struct CommandPrinter: Sendable {
     static func valueJSON(_ v: ValueReport) -> String {
         var j = JSONLine()
         j.string("t", v.at.iso8601); j.string("address", v.address); j.string("uuid", v.uuid.canonical)
+        Self.descriptorFields(&j, v.descriptor, v.handle)
         j.string("name", v.name)
         j.string("origin", v.origin.rawValue)
         if v.offset > 0 { j.int("offset", Int(v.offset)) }
@@ -108,6 +116,13 @@ public struct CommandPrinter: Sendable {
             if d.malformed { j.bool("malformed", true) } else if !d.fields.isEmpty { j.raw("value", d.fieldsJSON) }
         }
         return j.finish()
+    }
+
+    /// `"descriptor"` and `"handle"` of a descriptor's value or write.
+    static func descriptorFields(_ j: inout JSONLine, _ uuid: BLEUUID?, _ handle: UInt16?) {
+        guard let uuid else { return }
+        j.string("descriptor", uuid.canonical)
+        j.string("handle", handle.map { "0x" + hex4($0).uppercased() })
     }
 
     func messageLines(_ m: MessageReport) -> [Line] {
@@ -206,6 +221,7 @@ public struct CommandPrinter: Sendable {
         j.string("uuid", s.service.uuid.canonical)
         j.string("name", AssignedNumbers.serviceName(s.service.uuid))
         j.string("path", s.service.id.path)
+        j.string("handle", s.service.id.handleText)
         j.bool("primary", s.service.isPrimary)
         j.int("mtu", mtu)
         j.raw("characteristics", JSONLine.array(s.characteristics.map { c in
@@ -213,6 +229,7 @@ public struct CommandPrinter: Sendable {
             cj.string("uuid", c.characteristic.uuid.canonical)
             cj.string("name", c.name)
             cj.string("path", c.characteristic.id.path)
+            cj.string("handle", c.characteristic.id.handleText)
             cj.strings("properties", c.characteristic.properties.flagNames)
             cj.string("userDescription", c.userDescription)
             if let f = c.presentationFormat {
@@ -224,6 +241,14 @@ public struct CommandPrinter: Sendable {
             cj.raw("descriptors", JSONLine.array(c.characteristic.descriptors.map { d in
                 var dj = JSONLine()
                 dj.string("uuid", d.uuid.canonical); dj.string("name", AssignedNumbers.descriptorName(d.uuid)); dj.string("path", d.id.path)
+                dj.string("handle", d.id.handleText); dj.bool("writable", d.writable)
+                if let b = c.descriptorValues[d.id] {
+                    dj.string("hex", hex(b, separator: ""))
+                    if let v = DescriptorValue.decoded(d.uuid, b) {
+                        dj.string("decoded", v.text)
+                        if v.malformed { dj.bool("malformed", true) } else if !v.fields.isEmpty { dj.raw("value", v.fieldsJSON) }
+                    }
+                }
                 return dj.finish()
             }))
             return cj.finish()

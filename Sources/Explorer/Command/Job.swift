@@ -9,6 +9,9 @@ public enum Job: Equatable, Sendable {
     /// `offset`: read from there on (0: the whole value).
     case read(address: String, uuid: BLEUUID, offset: UInt16)
     case write(address: String, uuid: BLEUUID, value: Bytes, type: WriteType)
+    /// `read --descriptor`, `write --descriptor`: a descriptor of the characteristic `uuid`.
+    case readDescriptor(address: String, uuid: BLEUUID, descriptor: BLEUUID)
+    case writeDescriptor(address: String, uuid: BLEUUID, descriptor: BLEUUID, value: Bytes)
     /// Print notifications: `count` of them, for `duration` seconds, or (`until`) join
     /// them up to an end marker and print the whole message.
     case notify(address: String, uuid: BLEUUID, count: Int?, duration: Double?, until: StreamEnd?)
@@ -28,7 +31,8 @@ public enum Job: Equatable, Sendable {
     public var address: String? {
         switch self {
         case .scan, .monitor, .scanUntilNamed: return nil
-        case let .services(a), let .pair(a), let .forget(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _), let .watch(a, _, _):
+        case let .services(a), let .pair(a), let .forget(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _),
+             let .watch(a, _, _), let .readDescriptor(a, _, _), let .writeDescriptor(a, _, _, _):
             return a
         }
     }
@@ -36,7 +40,27 @@ public enum Job: Equatable, Sendable {
     public var uuid: BLEUUID? {
         switch self {
         case .scan, .monitor, .scanUntilNamed, .services, .pair, .forget: return nil
-        case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _): return u
+        case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _),
+             let .readDescriptor(_, u, _), let .writeDescriptor(_, u, _, _): return u
+        }
+    }
+
+    /// `read`: of the characteristic, or with `descriptor`, of that descriptor of it.
+    public static func reading(address: String, uuid: BLEUUID, offset: UInt16, descriptor: BLEUUID?) -> Job {
+        descriptor.map { .readDescriptor(address: address, uuid: uuid, descriptor: $0) } ?? .read(address: address, uuid: uuid, offset: offset)
+    }
+
+    /// `write`: to the characteristic with this type, or with `descriptor`, to that descriptor of it.
+    public static func writing(address: String, uuid: BLEUUID, value: Bytes, type: WriteType, descriptor: BLEUUID?) -> Job {
+        descriptor.map { .writeDescriptor(address: address, uuid: uuid, descriptor: $0, value: value) }
+            ?? .write(address: address, uuid: uuid, value: value, type: type)
+    }
+
+    /// The descriptor a job reads or writes.
+    public var descriptorUUID: BLEUUID? {
+        switch self {
+        case let .readDescriptor(_, _, d), let .writeDescriptor(_, _, d, _): return d
+        default: return nil
         }
     }
 
@@ -46,7 +70,7 @@ public enum Job: Equatable, Sendable {
         case let .notify(_, _, count, _, until): return count == nil && until == nil
         case let .scan(duration): return duration == nil
         case .watch, .monitor, .scanUntilNamed: return true
-        case .services, .read, .write, .pair, .forget: return false
+        case .services, .read, .write, .pair, .forget, .readDescriptor, .writeDescriptor: return false
         }
     }
 }
@@ -95,6 +119,8 @@ public struct JobState: Equatable, Sendable {
     public var phase = JobPhase.finding
     public var target: PeripheralID?
     public var characteristic: CharacteristicID?
+    /// `read --descriptor`, `write --descriptor`: the descriptor found.
+    public var descriptor: AttributeID?
     /// Notifications received (notify, and the chunks of a message).
     public var notifications = 0
     /// `notify --until`: the message joined so far, then (a plain stream) the whole

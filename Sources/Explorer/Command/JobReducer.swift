@@ -52,7 +52,8 @@ enum JobReducer {
         case let .scan(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case .scanUntilNamed, .watch: return []
-        case .services, .read, .write, .notify, .pair, .forget: return [.startTimer(.find, after: findTimeout)]
+        case .services, .read, .write, .notify, .pair, .forget, .readDescriptor, .writeDescriptor:
+            return [.startTimer(.find, after: findTimeout)]
         }
     }
 
@@ -124,7 +125,22 @@ enum JobReducer {
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the write") }
                 return fail(&s, &job, "write failed: \(error)\(OnDemand.hint(s, target, error))")
             }
-            let report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
+            var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
+            report.long = WriteType.isLong(bytes.count, type: type, mtu: target.flatMap { s.peripherals[$0]?.mtu })
+            return [.cancelTimer(.operation), .output(.wrote(report))] + leave(&s, &job, exitCode: 0)
+        case let .descriptorRead(did, result) where did == job.descriptor && job.phase == .working:
+            switch result {
+            case let .success(bytes):
+                let report = descriptorReport(s, job, bytes, at: at)
+                return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
+            case let .failure(e):
+                return fail(&s, &job, "descriptor read failed: \(e)\(OnDemand.hint(s, target, e))")
+            }
+        case let .descriptorWritten(did, bytes, error) where did == job.descriptor && job.phase == .working:
+            if let error { return fail(&s, &job, "descriptor write failed: \(error)\(OnDemand.hint(s, target, error))") }
+            var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: .request)
+            report.descriptor = job.job.descriptorUUID
+            report.handle = did.handle
             return [.cancelTimer(.operation), .output(.wrote(report))] + leave(&s, &job, exitCode: 0)
         case let .notifyChanged(cid, enabled, error) where cid == job.characteristic && job.phase == .working:
             if let error {
@@ -259,11 +275,30 @@ enum JobReducer {
             return effects + fail(&s, &job, "\(id) has no characteristic \(uuid)")
         }
         job.characteristic = c.id
+        if let du = job.job.descriptorUUID {
+            guard let d = c.descriptors.first(where: { $0.uuid == du }) else {
+                return effects + fail(&s, &job, "\(uuid) on \(p.address) has no descriptor \(du)")
+            }
+            job.descriptor = d.id
+        }
         switch job.job {
         case let .read(_, _, offset):
             effects += [.backend(.read(id, c.id, offset: offset)), .startTimer(.operation, after: operationTimeout)]
         case let .write(_, _, value, type):
+            guard type.isAllowed(by: c.properties) else {
+                let has = WriteType.allCases.filter { $0.isAllowed(by: c.properties) }.map(\.rawValue)
+                return effects + fail(&s, &job, "\(uuid) on \(p.address) does not take a write of type \(type.rawValue) ("
+                                      + (has.isEmpty ? "it is not writable" : "it takes --type \(has.joined(separator: ", "))") + ")")
+            }
             effects += [.backend(.write(id, c.id, value, type)), .startTimer(.operation, after: operationTimeout)]
+        case .readDescriptor:
+            if let did = job.descriptor { effects += [.backend(.readDescriptor(id, did)), .startTimer(.operation, after: operationTimeout)] }
+        case let .writeDescriptor(_, _, du, value):
+            guard let did = job.descriptor, let d = c.descriptors.first(where: { $0.id == did }), d.canWrite else {
+                let why = du == "2902" ? "the CCCD (0x2902) is notify's: use notify" : "its flags do not allow a write"
+                return effects + fail(&s, &job, "descriptor \(du) of \(uuid) on \(p.address) cannot be written (\(why))")
+            }
+            effects += [.backend(.writeDescriptor(id, did, value)), .startTimer(.operation, after: operationTimeout)]
         case .notify:
             effects += [.backend(.setNotify(id, c.id, true)), .startTimer(.operation, after: operationTimeout)]
         case .watch:
@@ -423,6 +458,16 @@ enum JobReducer {
         return s.valueReport(p, c, bytes, at: at, origin: origin, offset: offset)
     }
 
+    /// A descriptor's value: named and decoded as descriptors are (`DescriptorValue`).
+    static func descriptorReport(_ s: AppState, _ job: JobState, _ bytes: Bytes, at: Timestamp) -> ValueReport? {
+        guard let id = job.target, let p = s.peripherals[id], let du = job.job.descriptorUUID, let uuid = job.job.uuid else { return nil }
+        var r = ValueReport(at: at, address: p.address, uuid: uuid, name: AssignedNumbers.descriptorName(du), origin: .read,
+                            bytes: bytes, decoded: DescriptorValue.decoded(du, bytes))
+        r.descriptor = du
+        r.handle = job.descriptor?.handle
+        return r
+    }
+
     static func watchSays(_ event: String, _ message: String) -> Effect {
         .output(.watch(event: event, message: message, seq: nil))
     }
@@ -444,7 +489,7 @@ extension JobState {
     /// read, write, notify: an operation timer runs while the operation is under way.
     var hasOperationTimer: Bool {
         switch job {
-        case .read, .write, .notify: return true
+        case .read, .write, .notify, .readDescriptor, .writeDescriptor: return true
         case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch: return false
         }
     }

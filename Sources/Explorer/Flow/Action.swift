@@ -38,6 +38,10 @@ public enum Action: Equatable, Sendable {
     /// `A` on the device screen: read every readable characteristic.
     case readAllRequested
     case writeStarted
+    /// `W`: the next write type the characteristic allows (request, command, reliable).
+    case writeTypeCycled
+    /// `D`: select the characteristic's next descriptor (and read it); past the last, none.
+    case descriptorCycled
     case notifyToggled
     case formatCycled(forward: Bool)
     case messageViewToggled

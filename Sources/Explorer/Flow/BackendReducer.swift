@@ -33,6 +33,8 @@ enum BackendReducer {
             // An unreadable descriptor only costs its label; the recording keeps the error.
             if case let .success(bytes) = result { s.descriptorValues[did] = Array(bytes.prefix(512)) }
             return ConnectionReducer.descriptorRead(&s, did)
+        case let .descriptorWritten(did, bytes, error):
+            return DescriptorReducer.written(&s, did, bytes, error)
         case let .connectFailed(id, error):
             ConnectionReducer.connectFailed(&s, id, error)
         case let .disconnected(id, reason):
@@ -47,10 +49,13 @@ enum BackendReducer {
             if OnDemand.refused(&s, cid, error, &effects) { return effects }
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: [], origin: .read, error: error.description))
             Reducer.fail(&s, "Read \(label(s, cid)) failed: \(error)" + OnDemand.hint(s, device, error))
-        case let .writeCompleted(cid, bytes, _, nil):
+        case let .writeCompleted(cid, bytes, type, nil):
             s.operations[cid] = nil
             s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .write))
-            s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(label(s, cid))", at: at)
+            let mtu = s.peripherals.values.first { $0.characteristic(cid) != nil }?.mtu
+            let how = WriteType.isLong(bytes.count, type: type, mtu: mtu) ? " (long write\(type == .reliable ? ", reliable" : ""))"
+                : type == .request ? "" : " (\(type.title))"
+            s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(label(s, cid))\(how)", at: at)
         case let .writeCompleted(cid, bytes, _, error?):
             var effects: [Effect] = []
             let device = s.operations[cid]?.device

@@ -51,7 +51,8 @@ enum ConnectionReducer {
 
     /// Services are known. Their labels (0x2901) and formats (0x2904) are read before the
     /// peripheral counts as ready, as nRF Connect does, so that every mode shows a value
-    /// the same way from the first one on.
+    /// the same way from the first one on; extended properties (0x2900) and server
+    /// configurations (0x2903) with them, for `services` and the characteristic screen.
     static func servicesResolved(_ s: inout AppState, _ id: PeripheralID, _ services: [GATTService], mtu: Int?) -> [Effect] {
         guard var p = s.peripherals[id] else { return [] }
         if p.connection == .connected, let before = p.services, s.pendingConnection != id, s.linkLoss[id] == nil {
@@ -60,7 +61,7 @@ enum ConnectionReducer {
         p.services = services
         p.mtu = mtu
         let owed = services.flatMap(\.characteristics).flatMap(\.descriptors)
-            .filter { $0.uuid == "2901" || $0.uuid == "2904" }
+            .filter { ["2900", "2901", "2903", "2904"].contains($0.uuid) }
         if p.connection != .disconnecting { p.connection = owed.isEmpty ? .connected : .readingDescriptors }
         s.peripherals[id] = p
         guard !owed.isEmpty else { return ready(&s, id) }

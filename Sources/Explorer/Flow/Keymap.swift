@@ -48,6 +48,9 @@ public struct KeyBinding: Sendable {
             if let (_, c) = target, c.properties.intersection(needs).isEmpty { return nil }
             if target == nil, scope == .device { return nil }
         }
+        // D only where there is a descriptor to read besides the CCCD (notify's).
+        if action == .descriptorCycled,
+           !(Reducer.openCharacteristic(s)?.1.descriptors.contains { !$0.isClientConfiguration } ?? false) { return nil }
         if action == .readAllRequested, let id = s.route.peripheral,
            !(s.peripherals[id]?.services ?? []).contains(where: { $0.characteristics.contains { $0.properties.contains(.read) } }) {
             return nil
@@ -107,12 +110,16 @@ public enum Keymap {
             KeyBinding([.char("d")], .disconnectRequested, hints: [.device: "d disconnect"], replayHints: [:]),
             KeyBinding([.tab], .collapseToggled, hints: [.device: "Tab fold"]),
         ]),
-        KeyRow(label: "r w A", help: "read; write hex (01 ff) or \"text\"; A reads all", bindings: [
+        KeyRow(label: "r w W A D", help: "read; write, W its type; A read all; D descriptor", bindings: [
             KeyBinding([.char("r")], .readRequested, needs: .read, hints: [.device: "r read", .characteristic: "r read"],
                        replayHints: [:]),
             KeyBinding([.char("w")], .writeStarted, needs: [.write, .writeWithoutResponse], hints: [.characteristic: "w write"],
                        replayHints: [:]),
             KeyBinding([.char("A")], .readAllRequested, on: [.device], hints: [.device: "A read all"], replayHints: [:]),
+            KeyBinding([.char("W")], .writeTypeCycled, on: [.characteristic], needs: [.write, .writeWithoutResponse, .reliableWrite],
+                       hints: [.characteristic: "W type"], replayHints: [:]),
+            KeyBinding([.char("D")], .descriptorCycled, on: [.characteristic], hints: [.characteristic: "D descriptor"],
+                       replayHints: [:]),
         ]),
         KeyRow(label: "n f F", help: "notify on/off; format decoded/hex/text/ints/floats", bindings: [
             KeyBinding([.char("n")], .notifyToggled, needs: [.notify, .indicate], hints: [.device: "n notify", .characteristic: "n notify"],

@@ -50,7 +50,7 @@ enum NamingReducer {
             change = .alias(address: p.address, name)
         case let .uuidName(uuid):
             change = .uuid(uuid, name)
-        case .filter, .write, .hook:
+        case .filter, .write, .writeDescriptor, .hook:
             return []
         }
         s.input = nil

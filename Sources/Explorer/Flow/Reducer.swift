@@ -87,9 +87,19 @@ public enum Reducer {
                   ConnectionReducer.linkReady(&s, p) else { return [] }
             return [.backend(.read(p, c.id))]
         case .writeStarted:
+            if let (p, c) = openCharacteristic(s), let d = s.selectedDescriptor(of: c) {
+                return DescriptorReducer.startWrite(&s, p, c, d)
+            }
             guard let (p, c) = openCharacteristic(&s, needs: [.write, .writeWithoutResponse], else: "cannot be written",
                                                   fromTree: true) else { return [] }
             return startWrite(&s, p, c)
+        case .writeTypeCycled:
+            guard let (_, c) = openCharacteristic(&s, needs: [.write, .writeWithoutResponse, .reliableWrite],
+                                                  else: "cannot be written") else { return [] }
+            DescriptorReducer.cycleWriteType(&s, c)
+            return []
+        case .descriptorCycled:
+            return DescriptorReducer.cycle(&s)
         case .notifyToggled:
             guard let (p, c) = openCharacteristic(&s, needs: [.notify, .indicate], else: Self.noSubscription, fromTree: true),
                   ConnectionReducer.linkReady(&s, p) else { return [] }
@@ -468,9 +478,7 @@ public enum Reducer {
                     return effects
                 }
                 s.input = nil
-                let props = s.peripherals[pid]?.characteristic(cid)?.1.properties ?? []
-                let type: WriteType = !props.contains(.write) && props.contains(.writeWithoutResponse)
-                    ? .command : .request
+                let type = s.peripherals[pid]?.characteristic(cid).map { s.writeType($0.1) } ?? .request
                 var effects: [Effect] = [.backend(.write(pid, cid, bytes, type))]
                 // A replay writes nothing, so it remembers nothing.
                 if s.replay == nil, let key = writeHistoryKey(s, pid, cid), s.writeHistory.wrote(key, input.text) {
@@ -478,6 +486,8 @@ public enum Reducer {
                 }
                 return effects
             }
+        case let .writeDescriptor(pid, did):
+            return DescriptorReducer.submit(&s, input.text, pid, did)
         case let .hook(pid, cid):
             return submitHook(&s, input.text, pid, cid)
         case .alias, .uuidName:

@@ -110,8 +110,12 @@ public struct AppState: Equatable, Sendable {
     public var linkLoss: [PeripheralID: LinkLoss] = [:]
     /// Values written before, per characteristic, as far as loaded (`↑` in the write line).
     public var writeHistory = WriteHistory()
-    /// Descriptor values read (user descriptions 0x2901, presentation formats 0x2904).
+    /// Descriptor values read (0x2900, 0x2901, 0x2903 and 0x2904 on connecting; any with `D`) or written.
     public var descriptorValues: [AttributeID: Bytes] = [:]
+    /// `W`: the write type chosen per characteristic (absent: `WriteType.preferred`).
+    public var writeTypes: [CharacteristicID: WriteType] = [:]
+    /// `D` on a characteristic's screen: the descriptor selected (read as it is; `w` writes it).
+    public var selectedDescriptor: AttributeID?
     /// Descriptor reads still owed before a connected peripheral is ready.
     public var descriptorReads: [PeripheralID: Set<AttributeID>] = [:]
     /// Display format chosen per characteristic (`f`); decoded when not chosen.
@@ -232,5 +236,20 @@ public struct HookActivity: Equatable, Sendable {
         case .rejected, .gaveUp, .dropped, .failed: problems += 1
         case .queued, .retrying: break
         }
+    }
+}
+
+extension AppState {
+    /// How `w` writes this characteristic: the type chosen with `W` while its properties
+    /// allow it, else a request when it takes one, else a command.
+    public func writeType(_ c: GATTCharacteristic) -> WriteType {
+        if let t = writeTypes[c.id], t.isAllowed(by: c.properties) { return t }
+        return .preferred(for: c.properties)
+    }
+
+    /// The descriptor selected with `D`, when it belongs to the characteristic open.
+    public func selectedDescriptor(of c: GATTCharacteristic) -> GATTDescriptor? {
+        guard let id = selectedDescriptor else { return nil }
+        return c.descriptors.first { $0.id == id }
     }
 }

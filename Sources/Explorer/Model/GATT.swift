@@ -47,7 +47,20 @@ public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
 public struct GATTDescriptor: Equatable, Sendable, Identifiable {
     public var id: AttributeID
     public var uuid: BLEUUID
-    public init(id: AttributeID, uuid: BLEUUID) { self.id = id; self.uuid = uuid }
+    /// Its flags (BlueZ: GattDescriptor1.Flags) allow a write.
+    public var writable: Bool
+    public init(id: AttributeID, uuid: BLEUUID, writable: Bool = false) {
+        self.id = id; self.uuid = uuid; self.writable = writable
+    }
+
+    /// The flags BlueZ spells that allow a write.
+    public static let writeFlags: Set<String> = ["write", "encrypt-write", "encrypt-authenticated-write",
+                                                 "secure-write", "authorize"]
+
+    /// The CCCD (0x2902) is notify's: it is never written here.
+    public var isClientConfiguration: Bool { uuid == "2902" }
+    /// Written by `write --descriptor` and `D` in the app.
+    public var canWrite: Bool { writable && !isClientConfiguration }
 }
 
 public struct GATTCharacteristic: Equatable, Sendable, Identifiable {

@@ -17,6 +17,21 @@ public struct AttributeID: Hashable, Comparable, Sendable, CustomStringConvertib
     public init(_ path: String) { self.path = path }
     public var description: String { path }
     public static func < (a: Self, b: Self) -> Bool { a.path < b.path }
+
+    /// The attribute handle BlueZ writes in the path's last part
+    /// (`.../service0010/char0011/desc0013` is 0x0013), as nRF Connect shows it.
+    public var handle: UInt16? {
+        guard let last = path.split(separator: "/").last else { return nil }
+        for prefix in ["desc", "char", "service"] where last.hasPrefix(prefix) {
+            let digits = last.dropFirst(prefix.count)
+            guard digits.count == 4, digits.allSatisfy({ $0.isHexDigit && $0.isASCII }) else { return nil }
+            return UInt16(digits, radix: 16)
+        }
+        return nil
+    }
+
+    /// `0x0013`, or nil when the path names no handle.
+    public var handleText: String? { handle.map { "0x" + hex4($0).uppercased() } }
 }
 
 public typealias CharacteristicID = AttributeID

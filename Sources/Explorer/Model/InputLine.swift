@@ -21,6 +21,8 @@ public struct InputLine: Equatable, Sendable {
     public enum Purpose: Equatable, Sendable {
         case filter
         case write(PeripheralID, CharacteristicID)
+        /// `w` with a descriptor selected (`D`): its new value.
+        case writeDescriptor(PeripheralID, AttributeID)
         /// `a`: "exec CMD" or "post URL" to run on each notification; empty or "off" detaches.
         case hook(PeripheralID, CharacteristicID)
         /// `N`: a device's alias, a UUID's name (`NamingReducer`).

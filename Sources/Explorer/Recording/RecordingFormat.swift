@@ -122,6 +122,11 @@ public enum RecordingFormat {
             case let .success(bytes): j.string("hex", hex(bytes, separator: ""))
             case let .failure(e): error(&j, e)
             }
+        case let .descriptorWritten(did, bytes, err):
+            j.string("type", "descriptor-write")
+            j.string("path", did.path)
+            j.string("hex", hex(bytes, separator: ""))
+            if let err { error(&j, err) }
         case let .scanFailed(e):
             j.string("type", "error")
             j.string("context", "scan")
@@ -251,6 +256,7 @@ public enum RecordingFormat {
                 var dj = JSONLine()
                 dj.string("uuid", d.uuid.canonical)
                 dj.string("path", d.id.path)
+                if d.writable { dj.bool("writable", true) }
                 return dj.finish()
             }))
             return cj.finish()

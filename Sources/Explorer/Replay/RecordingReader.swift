@@ -118,7 +118,7 @@ enum RecordedEvent {
             return bytes(v).map { .readCompleted(cid, .success($0)) }
         case "write":
             guard let cid = path(v), let b = bytes(v) else { return nil }
-            return .writeCompleted(cid, b, v["writeType"]?.string == "command" ? .command : .request, error(v))
+            return .writeCompleted(cid, b, v["writeType"]?.string.flatMap(WriteType.init(rawValue:)) ?? .request, error(v))
         case "notify-state":
             guard let cid = path(v), let enabled = v["enabled"]?.bool else { return nil }
             return .notifyChanged(cid, enabled: enabled, error(v))
@@ -132,6 +132,9 @@ enum RecordedEvent {
             guard let did = path(v) else { return nil }
             if let e = error(v) { return .descriptorRead(did, .failure(e)) }
             return bytes(v).map { .descriptorRead(did, .success($0)) }
+        case "descriptor-write":
+            guard let did = path(v), let b = bytes(v) else { return nil }
+            return .descriptorWritten(did, b, error(v))
         case "pair": return id.map { .pairCompleted($0, error(v)) }
         case "bond":
             guard let id else { return nil }
@@ -187,7 +190,7 @@ enum RecordedEvent {
             var descriptors: [GATTDescriptor] = []
             for d in c["descriptors"]?.array ?? [] {
                 guard let did = path(d), let du = d["uuid"]?.string.flatMap(BLEUUID.init) else { return nil }
-                descriptors.append(GATTDescriptor(id: did, uuid: du))
+                descriptors.append(GATTDescriptor(id: did, uuid: du, writable: d["writable"]?.bool == true))
             }
             chars.append(GATTCharacteristic(id: cid, uuid: cu, properties: CharacteristicProperties(flags: flags),
                                             descriptors: descriptors))

@@ -74,6 +74,7 @@ public final class ReplayBackend: Backend {
             // recording has one) follows and sets the value; this lets a peripheral of an
             // older recording, which has none, become ready all the same.
             emit?(.descriptorRead(did, .failure(.notSupported(readOnly))), at)
+        case let .writeDescriptor(_, did, bytes): emit?(.descriptorWritten(did, bytes, .notSupported(readOnly)), at)
         }
     }
 

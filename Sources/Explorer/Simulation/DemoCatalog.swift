@@ -14,6 +14,11 @@ enum DemoCatalog {
     static let bikeVendorCharacteristic: BLEUUID = "B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FFEE"
     /// sint16, exponent -2, degree Celsius, namespace SIG, no description.
     static let celsiusFormat: Bytes = [0x0E, 0xFE, 0x2F, 0x27, 0x01, 0x00, 0x00]
+    /// The iTag's settings: a note longer than one PDU at the demo's MTU (247) carries, written
+    /// with a request (long), a reliable write, or not at all without response; its 0x2901 label is writable.
+    static let settingsService: BLEUUID = "B1E5E1A0-0010-4C7A-9E3B-2D8F00C0FFEE"
+    static let settingsNote: BLEUUID = "B1E5E1A0-0011-4C7A-9E3B-2D8F00C0FFEE"
+    static let settingsNoteText = String(repeating: "Keys on the hook by the door; spare in the blue drawer. ", count: 5)
     static let evilName = "Evil\u{1B}[2J\u{1B}]0;pwned\u{07}\r\nName\u{9B}31m\u{7F}"
 
     /// Builds GATT objects with BlueZ-like paths: /sim/dev_XX/serviceNNNN/charNNNN/descNNNN.
@@ -28,8 +33,8 @@ enum DemoCatalog {
             return SimService(AttributeID(path), uuid, chars(path))
         }
         func char(_ servicePath: String, _ uuid: BLEUUID, _ props: CharacteristicProperties, _ value: Bytes,
-                  notify: NotifyBehaviour = .none, userDescription: String? = nil,
-                  presentationFormat: Bytes? = nil) -> SimCharacteristic {
+                  notify: NotifyBehaviour = .none, userDescription: String? = nil, userDescriptionWritable: Bool = false,
+                  presentationFormat: Bytes? = nil, extendedProperties: Bytes? = nil) -> SimCharacteristic {
             let path = servicePath + "/char" + next()
             var descriptors: [GATTDescriptor] = []
             if props.canSubscribe {
@@ -37,7 +42,7 @@ enum DemoCatalog {
             }
             var values: [AttributeID: Bytes] = [:]
             if let userDescription {
-                let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2901")
+                let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2901", writable: userDescriptionWritable)
                 descriptors.append(d)
                 values[d.id] = Array(userDescription.utf8)
             }
@@ -45,6 +50,11 @@ enum DemoCatalog {
                 let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2904")
                 descriptors.append(d)
                 values[d.id] = presentationFormat
+            }
+            if let extendedProperties {
+                let d = GATTDescriptor(id: AttributeID(path + "/desc" + next()), uuid: "2900")
+                descriptors.append(d)
+                values[d.id] = extendedProperties
             }
             let c = SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
             c.descriptorValues = values
@@ -75,6 +85,11 @@ enum DemoCatalog {
                 },
                 m.service("1802") { [m] s in [m.char(s, "2A06", [.writeWithoutResponse], [0x00])] },
                 m.battery(87),
+                // Added last so the handles before it stay as they were.
+                m.service(settingsService) { [m] s in
+                    [m.char(s, settingsNote, [.read, .write, .reliableWrite], Array(settingsNoteText.utf8),
+                            userDescription: "Note", userDescriptionWritable: true, extendedProperties: [0x03, 0x00])]
+                },
             ]))
 
         m = PathMaker("E4:1C:22:5D:90:11")

@@ -83,8 +83,7 @@ public final class SimulatedWorld {
             }
         case let .write(id, cid, bytes, type):
             withCharacteristic(id, cid, t) { d, c, t in
-                let allowed = type == .request ? c.properties.contains(.write) : c.properties.contains(.writeWithoutResponse)
-                if !allowed {
+                if !type.isAllowed(by: c.properties) {
                     return .writeCompleted(cid, bytes, type, .notPermitted("Write not permitted"))
                 }
                 if c.encrypted, !d.bond.paired { return .writeCompleted(cid, bytes, type, .notPermitted("Not paired")) }
@@ -114,6 +113,29 @@ public final class SimulatedWorld {
                 } else {
                     self.emit(t, .descriptorRead(did, .success(owner.descriptorValues[did] ?? [])))
                 }
+            }
+        case let .writeDescriptor(id, did, bytes):
+            schedule(t + rng.uniform(0.02, 0.06)) { [unowned self] t in
+                guard let d = self.byID[id], d.connected else {
+                    self.emit(t, .descriptorWritten(did, bytes, .notConnected("Not Connected")))
+                    return
+                }
+                let owner = d.services.flatMap(\.characteristics).first { c in c.descriptors.contains { $0.id == did } }
+                guard let owner, let desc = owner.descriptors.first(where: { $0.id == did }) else {
+                    self.emit(t, .descriptorWritten(did, bytes, .failed("No such descriptor: \(did.path)")))
+                    return
+                }
+                // As bluetoothd refuses a write to a descriptor without the write flag.
+                guard desc.writable, !desc.isClientConfiguration else {
+                    self.emit(t, .descriptorWritten(did, bytes, .notPermitted("Write not permitted")))
+                    return
+                }
+                guard bytes.count <= 512 else {
+                    self.emit(t, .descriptorWritten(did, bytes, .invalidValueLength("Invalid Length")))
+                    return
+                }
+                owner.descriptorValues[did] = bytes
+                self.emit(t, .descriptorWritten(did, bytes, nil))
             }
         case let .pair(id):
             pair(id, t)
