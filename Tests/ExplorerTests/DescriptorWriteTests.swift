@@ -55,6 +55,17 @@ struct DescriptorWriteTests {
         #expect(AttributeID("").handle == nil)
     }
 
+    @Test func writableFromFlagsElseFromTheSpecification() {
+        #expect(GATTDescriptor.writable("2901", flags: ["read", "write"], characteristicFlags: []))
+        #expect(!GATTDescriptor.writable("2901", flags: ["read", "authorize"], characteristicFlags: ["writable-auxiliaries"]))
+        #expect(GATTDescriptor.writable("2901", flags: nil, characteristicFlags: ["read", "writable-auxiliaries"]))
+        #expect(!GATTDescriptor.writable("2901", flags: nil, characteristicFlags: ["read"]))
+        #expect(GATTDescriptor.writable("2901", flags: [], characteristicFlags: ["writable-auxiliaries"]))
+        #expect(!GATTDescriptor.writable("2900", flags: nil, characteristicFlags: []))
+        #expect(!GATTDescriptor.writable("2904", flags: nil, characteristicFlags: []))
+        #expect(GATTDescriptor.writable("2903", flags: nil, characteristicFlags: []))
+    }
+
     @Test func writeTypesFollowTheProperties() {
         #expect(WriteType.request.isAllowed(by: [.write]) && !WriteType.request.isAllowed(by: [.writeWithoutResponse]))
         #expect(WriteType.command.isAllowed(by: [.writeWithoutResponse]) && !WriteType.command.isAllowed(by: [.write]))
