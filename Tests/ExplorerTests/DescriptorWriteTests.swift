@@ -75,7 +75,8 @@ struct DescriptorWriteTests {
         // MTU 247: 244 bytes go in one Write Request, 245 do not.
         #expect(!WriteType.isLong(244, type: .request, mtu: 247) && WriteType.isLong(245, type: .request, mtu: 247))
         #expect(!WriteType.isLong(400, type: .command, mtu: 247))
-        #expect(WriteType.isLong(21, type: .reliable, mtu: nil))
+        #expect(WriteType.isLong(21, type: .reliable, mtu: 23))
+        #expect(!WriteType.isLong(400, type: .request, mtu: nil))   // not known: not said
     }
 
     @Test func descriptorValuesDecodeAndMalformedOnesSaySo() {
