@@ -79,10 +79,12 @@ enum BlueZTranslate {
             guard let s = mirror[sp, service], let uuid = s["UUID"]?.strictString.flatMap(BLEUUID.init) else { return nil }
             let chars = mirror.paths(with: characteristic, under: sp).compactMap { cp -> GATTCharacteristic? in
                 guard let c = mirror[cp, characteristic], let cu = c["UUID"]?.strictString.flatMap(BLEUUID.init) else { return nil }
+                let charFlags = c["Flags"]?.strictStrings ?? []
                 let descs = mirror.paths(with: descriptor, under: cp).compactMap { dp -> GATTDescriptor? in
                     guard let du = mirror[dp, descriptor]?["UUID"]?.strictString.flatMap(BLEUUID.init) else { return nil }
-                    let flags = mirror[dp, descriptor]?["Flags"]?.strictStrings ?? []
-                    return GATTDescriptor(id: AttributeID(dp), uuid: du, writable: flags.contains { GATTDescriptor.writeFlags.contains($0) })
+                    let flags = mirror[dp, descriptor]?["Flags"]?.strictStrings
+                    return GATTDescriptor(id: AttributeID(dp), uuid: du,
+                                          writable: GATTDescriptor.writable(du, flags: flags, characteristicFlags: charFlags))
                 }
                 return GATTCharacteristic(id: AttributeID(cp), uuid: cu,
                                           properties: CharacteristicProperties(flags: c["Flags"]?.strictStrings ?? []),

@@ -55,6 +55,17 @@ struct DescriptorWriteTests {
         #expect(AttributeID("").handle == nil)
     }
 
+    @Test func writableFromFlagsElseFromTheSpecification() {
+        #expect(GATTDescriptor.writable("2901", flags: ["read", "write"], characteristicFlags: []))
+        #expect(!GATTDescriptor.writable("2901", flags: ["read", "authorize"], characteristicFlags: ["writable-auxiliaries"]))
+        #expect(GATTDescriptor.writable("2901", flags: nil, characteristicFlags: ["read", "writable-auxiliaries"]))
+        #expect(!GATTDescriptor.writable("2901", flags: nil, characteristicFlags: ["read"]))
+        #expect(GATTDescriptor.writable("2901", flags: [], characteristicFlags: ["writable-auxiliaries"]))
+        #expect(!GATTDescriptor.writable("2900", flags: nil, characteristicFlags: []))
+        #expect(!GATTDescriptor.writable("2904", flags: nil, characteristicFlags: []))
+        #expect(GATTDescriptor.writable("2903", flags: nil, characteristicFlags: []))
+    }
+
     @Test func writeTypesFollowTheProperties() {
         #expect(WriteType.request.isAllowed(by: [.write]) && !WriteType.request.isAllowed(by: [.writeWithoutResponse]))
         #expect(WriteType.command.isAllowed(by: [.writeWithoutResponse]) && !WriteType.command.isAllowed(by: [.write]))
@@ -64,7 +75,8 @@ struct DescriptorWriteTests {
         // MTU 247: 244 bytes go in one Write Request, 245 do not.
         #expect(!WriteType.isLong(244, type: .request, mtu: 247) && WriteType.isLong(245, type: .request, mtu: 247))
         #expect(!WriteType.isLong(400, type: .command, mtu: 247))
-        #expect(WriteType.isLong(21, type: .reliable, mtu: nil))
+        #expect(WriteType.isLong(21, type: .reliable, mtu: 23))
+        #expect(!WriteType.isLong(400, type: .request, mtu: nil))   // not known: not said
     }
 
     @Test func descriptorValuesDecodeAndMalformedOnesSaySo() {

@@ -116,8 +116,10 @@ public enum WriteType: String, Equatable, Sendable, CaseIterable {
     }
 
     /// A write request longer than one PDU carries (MTU - 3 bytes): BlueZ writes it long.
+    /// Not said when the link's MTU is not known (BlueZ before 5.62 does not report it).
     public static func isLong(_ count: Int, type: WriteType, mtu: Int?) -> Bool {
-        type != .command && count > max(20, (mtu ?? 23) - 3)
+        guard let mtu else { return false }
+        return type != .command && count > max(20, mtu - 3)
     }
 }
 

@@ -54,8 +54,22 @@ public struct GATTDescriptor: Equatable, Sendable, Identifiable {
     }
 
     /// The flags BlueZ spells that allow a write.
-    public static let writeFlags: Set<String> = ["write", "encrypt-write", "encrypt-authenticated-write",
-                                                 "secure-write", "authorize"]
+    public static let writeFlags: Set<String> = ["write", "encrypt-write", "encrypt-authenticated-write", "secure-write"]
+
+    /// Whether a remote descriptor takes a write: its GattDescriptor1.Flags when BlueZ gives
+    /// them; without them (none, or empty: ATT has no way to ask a peer for a descriptor's
+    /// permissions, and BlueZ 5.66 gives none), what the Core Specification says:
+    /// 0x2900 and 0x2904 are read-only (and the CCCD 0x2902 is notify's), 0x2901 is writable when the characteristic says
+    /// writable-auxiliaries, anything else is left to the device to answer.
+    public static func writable(_ uuid: BLEUUID, flags: [String]?, characteristicFlags: [String]) -> Bool {
+        if let flags, !flags.isEmpty { return flags.contains { writeFlags.contains($0) } }
+        switch uuid {
+        case "2900", "2904": return false
+        case "2902": return false   // notify's: never written here
+        case "2901": return characteristicFlags.contains("writable-auxiliaries")
+        default: return true
+        }
+    }
 
     /// The CCCD (0x2902) is notify's: it is never written here.
     public var isClientConfiguration: Bool { uuid == "2902" }
