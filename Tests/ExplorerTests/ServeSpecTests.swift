@@ -36,6 +36,11 @@ struct ServeSpecTests {
             (#"{"name": "a name that is far too long for any advertisement", "services": [{"uuid": "180F"}]}"#, "name: at most 29"),
             (#"{"name": "bx Serve Lab", "services": [{"uuid": "626c6578-0000-4000-8000-00000000f000"}]}"#,
              "the advertisement needs 35 bytes, and holds 31"),
+            // The fuzzer's finding (Tests/Fuzz/corpus/serve/name-ends-in-del.json): a DEL, raw.
+            ("{\"name\": \"bx Therm\u{7F}\", \"services\": [{\"uuid\": \"181A\"}]}", "name: no control characters (it has U+007F)"),
+            (#"{"name": "bx \u001b[2J", "services": [{"uuid": "181A"}]}"#, "name: no control characters (it has U+001B)"),
+            (#"{"name": "bx \u0085", "services": [{"uuid": "181A"}]}"#, "name: no control characters (it has U+0085)"),
+            (#"{"name": "bx \u202eomreht", "services": [{"uuid": "181A"}]}"#, "name: no control characters (it has U+202E)"),
         ]
         for (text, message) in cases {
             do {
@@ -66,5 +71,19 @@ struct ServeSpecTests {
         #expect(chars.first { $0.uuid == "2A37" }?.value.isEmpty == false)
         #expect(chars.allSatisfy { $0.descriptors.allSatisfy { $0.uuid != "2902" } })
         #expect(throws: CloneSpec.CloneError.self) { try CloneSpec.make(recording, address: "00:11:22:33:44:55") }
+    }
+
+    @Test func aCloneLeavesTheRecordedNamesControlCharactersOut() throws {
+        // A device that called itself "Demo\e[2J HRM\u{7F}\u{202E}": the recording keeps it (escaped),
+        // the clone advertises what a terminal can show, which serve's own parser accepts.
+        let (text, _) = ReplayTests.recordDemoSession()
+        let hostile = text.replacingOccurrences(of: #""Demo HRM""#, with: #""Demo\u001b[2J HRM\u007f\u202e""#)
+        #expect(hostile != text)
+        let spec = try CloneSpec.make(try Recording.parse(hostile), address: ReplayTests.hrm.rawValue)
+        #expect(spec.localName == "Demo[2J HRM")
+        #expect(CloneSpec.cloneName("\u{1B}\u{7F}\u{9B}") == nil)
+        // At most 20 bytes, cut between scalars: "é" is two bytes and does not fit at the 20th.
+        #expect(CloneSpec.cloneName(String(repeating: "a", count: 19) + "é") == String(repeating: "a", count: 19))
+        #expect(CloneSpec.cloneName("Thermomètre de la cave") == "Thermomètre de la c")
     }
 }

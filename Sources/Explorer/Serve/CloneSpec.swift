@@ -15,6 +15,20 @@ public enum CloneSpec {
         s.uuid == "180A" && s.characteristics.map(\.uuid) == ["2A50"]
     }
 
+    /// A recorded name as a clone advertises it: its control characters (TerminalSafe's
+    /// rule, which PeripheralSpec.parse refuses) left out, at most 20 bytes, whole scalars.
+    static func cloneName(_ recorded: String) -> String? {
+        var out = String.UnicodeScalarView()
+        var size = 0
+        for scalar in recorded.unicodeScalars where !TerminalSafe.isUnsafe(scalar) {
+            let n = String(scalar).utf8.count
+            guard size + n <= 20 else { break }
+            out.append(scalar)
+            size += n
+        }
+        return out.isEmpty ? nil : String(out)
+    }
+
     public static func make(_ r: Recording, address: String) throws(CloneError) -> PeripheralSpec {
         let id = PeripheralID(address.uppercased())
         var adv = Advertisement()
@@ -48,8 +62,7 @@ public enum CloneSpec {
         guard let services, !services.isEmpty else {
             throw CloneError(description: "the recording has no GATT tree for \(address): connect to it while recording")
         }
-        var spec = PeripheralSpec(localName: adv.localName ?? name, services: [])
-        if let n = spec.localName, n.utf8.count > 20 { spec.localName = String(decoding: Array(n.utf8.prefix(20)), as: UTF8.self) }
+        var spec = PeripheralSpec(localName: (adv.localName ?? name).flatMap(cloneName), services: [])
         for s in services where !ownedByBlueZ.contains(s.uuid) && !isBlueZDeviceID(s) {
             spec.services.append(ServiceSpec(uuid: s.uuid, primary: s.isPrimary, characteristics: s.characteristics.map { c in
                 let flags = c.properties.flagNames.filter { PeripheralSpec.characteristicFlags.contains($0) }

@@ -34,6 +34,11 @@ public struct PeripheralSpec: Equatable, Sendable {
         guard v.object != nil else { throw ReadError(description: "the spec is a JSON object (see docs/serve.md)") }
         var spec = PeripheralSpec(localName: try optionalString(v, "name", "name"), services: [])
         if let name = spec.localName, name.utf8.count > 29 { throw ReadError(description: "name: at most 29 bytes") }
+        // Every central that scans shows the name: no control character (TerminalSafe's rule).
+        if let bad = spec.localName?.unicodeScalars.first(where: TerminalSafe.isUnsafe) {
+            let hex = String(bad.value, radix: 16, uppercase: true)
+            throw ReadError(description: "name: no control characters (it has U+\(String(repeating: "0", count: max(0, 4 - hex.count)))\(hex))")
+        }
         guard let services = v["services"]?.array, !services.isEmpty else {
             throw ReadError(description: "services: a list of at least one service")
         }
