@@ -122,7 +122,7 @@ extension BlueZBackend {
         }
     }
 
-    func startScan() {
+    func startScan(attempt: Int = 1) {
         // Not powered (yet): the scan starts when Powered turns true.
         guard let a = adapterPath, mirror[a, BlueZTranslate.adapter]?["Powered"]?.bool == true else { return }
         var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .bool(true)]
@@ -130,6 +130,14 @@ extension BlueZBackend {
         call(a, BlueZTranslate.adapter, "SetDiscoveryFilter", [.vardict(filter)]) { [weak self] result in
             guard let self else { return }
             if case let .failure(e) = result {
+                // Another client's discovery starting at the same moment (seen in the lab with the app
+                // and `watch` started together): bluetoothd answers InProgress; try again shortly.
+                if e.name == "org.bluez.Error.InProgress", attempt < 5, let loop = self.loop {
+                    _ = loop.schedule(after: 0.3 * Double(attempt)) { [weak self] in
+                        if self?.scanWanted == true { self?.startScan(attempt: attempt + 1) }
+                    }
+                    return
+                }
                 self.send(.scanFailed(BlueZTranslate.backendError(e)))
                 return
             }

@@ -26,6 +26,8 @@ final class LyingBlueZ {
     var objects: [String: [String: [String: DBusValue]]] = [:]
     /// Members answered with this instead of success (an error of any name).
     var replies: [String: DBusReply] = [:]
+    /// Answers for the first call of a member only.
+    var repliesOnce: [String: DBusReply] = [:]
     /// Members never answered (a bluetoothd that hangs); the calls wait in `held`, with
     /// the connection they came in on, for a test to answer late.
     var hangs: Set<String> = []
@@ -45,6 +47,7 @@ final class LyingBlueZ {
             members.append(call.member)
             if hangs.contains(call.member) { held.append((c, call)); return .deferred }
             if call.member == "AcquireNotify", let answer = acquireNotify { return answer(call) }
+            if let r = repliesOnce.removeValue(forKey: call.member) { return r }
             if let r = replies[call.member] { return r }
             if call.member == "GetManagedObjects" { return .values([snapshot()]) }
             return .values([])

@@ -24,6 +24,18 @@ final class LyingBlueZHangEndToEndTests {
             "Adapter": .objectPath(LyingBlueZ.adapter)]])
     }
 
+    /// Another client's discovery starting at the same moment: bluetoothd answers the
+    /// discovery filter InProgress once; the scan tries again and goes on (found in the lab:
+    /// `watch` started beside the app exited with "scan failed: InProgress").
+    @Test func aDiscoveryFilterInProgressIsTriedAgain() throws {
+        fake.device = Self.otherDevice(1, name: "Busy").1["org.bluez.Device1"]!
+        fake.repliesOnce["SetDiscoveryFilter"] = .error(DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
+        let (output, status) = try fake.run(["scan", "--duration", "2"], timeout: 30)
+        #expect(status == 0, "\(output)")
+        #expect(!output.contains("scan failed"), "\(output)")
+        #expect(fake.members.filter { $0 == "SetDiscoveryFilter" }.count == 2 && fake.members.contains("StartDiscovery"), "\(fake.members)")
+    }
+
     /// `read` of a characteristic whose ReadValue never comes back: the command gives up
     /// with a message naming the device and exits 1 (it is not left waiting for D-Bus's own
     /// minute).

@@ -20,14 +20,14 @@ struct ServiceChangedEndToEndTests {
         defer { fclose(control) }
         fputs("gatt-change\n", control); fflush(control)
         let changed = try t.waitFor("the new service") { $0.contains("FE59") && $0.contains("Buttonless DFU") }
-        #expect(changed.contains("The services of Demo iTag changed: 4 services now"), "\(changed)")
+        #expect(changed.contains("The services of Demo iTag changed: 5 services now"), "\(changed)")
         #expect(changed.contains("Alert Level"))
         // In the new characteristic; then the service goes again, and the screen says so.
         try t.keys("G", "Enter")
         try t.waitFor(text: "Scan › Demo iTag › “Buttonless DFU”")
         fputs("gatt-change\n", control); fflush(control)
         let gone = try t.waitFor("back in the tree") { $0.contains("“Buttonless DFU” is gone") && !$0.contains("FE59") }
-        #expect(gone.contains("Alert Level") && gone.contains("changed: 3 services now"), "\(gone)")
+        #expect(gone.contains("Alert Level") && gone.contains("changed: 4 services now"), "\(gone)")
         // C clears bluetoothd's cache: asked, forgotten, and back by itself when heard again.
         try t.keys("C")
         try t.waitFor(text: "Clear bluetoothd's cache of Demo iTag")
