@@ -43,7 +43,7 @@ def test():
     try:
         wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
         wait_screen('devices', lambda s: ITAG in s)
-        guest('pkill -x bluetoothd; sleep 1; pgrep -x bluetoothd || echo stopped')
+        guest('pkill -x bluetoothd; for i in $(seq 300); do pgrep -r RSD -x bluetoothd >/dev/null || break; sleep 0.1; done; pgrep -a -r RSD -x bluetoothd || echo stopped')  # a live one (not a zombie) gone, up to 30 s
         wait_screen('bluetoothd is not running', lambda s: 'bluetoothd is not running' in s and 'no adapter' in s)
         guest('/usr/libexec/bluetooth/bluetoothd -n -E > /xfer/log/bluetoothd-restarted.log 2>&1 & sleep 1; pgrep -x bluetoothd')
         wait_screen('hci0 back, scanning again', lambda s: 'hci0 on · scanning' in s, timeout=45)

@@ -30,7 +30,7 @@ def test():
     try:
         srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers')
         srv.seen = []
-        guest('pkill -x bluetoothd; sleep 1; pgrep -x bluetoothd || echo stopped')
+        guest('pkill -x bluetoothd; for i in $(seq 300); do pgrep -r RSD -x bluetoothd >/dev/null || break; sleep 0.1; done; pgrep -a -r RSD -x bluetoothd || echo stopped')  # a live one (not a zombie) gone, up to 30 s
         srv.wait(lambda e: e.get('event') == 'bluez-gone', 20, 'notices bluetoothd going away')
         guest('/usr/libexec/bluetooth/bluetoothd -n -E > /xfer/log/bluetoothd-restarted-serve.log 2>&1 & sleep 1; pgrep -x bluetoothd')
         srv.wait(lambda e: e.get('event') == 'bluez-back', 20, 'notices bluetoothd coming back')
