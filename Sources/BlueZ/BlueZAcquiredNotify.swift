@@ -13,7 +13,6 @@ struct AcquiredNotifications {
     struct Socket {
         var fd: Int32
         var watch: EventLoop.WatchID
-        var mtu: Int
     }
     /// By characteristic path.
     var sockets: [String: Socket] = [:]
@@ -48,7 +47,7 @@ extension BlueZBackend {
             let watch = loop.addWatch(fd: raw, events: Int16(POLLIN)) { [weak self] revents in
                 self?.acquiredReadable(cid, revents)
             }
-            self.acquired.sockets[cid.path] = .init(fd: raw, watch: watch, mtu: mtu)
+            self.acquired.sockets[cid.path] = .init(fd: raw, watch: watch)
             self.subscribed.insert(cid.path)
             self.send(.notificationsAcquired(cid, mtu: mtu))
             self.send(.notifyChanged(cid, enabled: true, nil))
@@ -91,8 +90,8 @@ extension BlueZBackend {
         guard let loop else { return }
         _ = loop.schedule(after: 0.5) { [weak self] in
             guard let self, self.acquired.sockets[cid.path] == nil, !self.subscribed.contains(cid.path) else { return }
-            let device = cid.path.split(separator: "/").prefix(4).joined(separator: "/")
-            guard self.mirror["/" + device, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
+            guard let (_, device) = self.owningDevice(cid.path),
+                  self.mirror[device, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
             self.send(.notifyChanged(cid, enabled: false, nil))
         }
     }
