@@ -60,14 +60,18 @@ enum ConnectionReducer {
         }
         p.services = services
         p.mtu = mtu
-        let owed = services.flatMap(\.characteristics).flatMap(\.descriptors)
-            .filter { ["2900", "2901", "2903", "2904"].contains($0.uuid) }
+        let owed = readOnConnecting(services)
         if p.connection != .disconnecting { p.connection = owed.isEmpty ? .connected : .readingDescriptors }
         s.peripherals[id] = p
         guard !owed.isEmpty else { return ready(&s, id) }
         s.descriptorReads[id] = Set(owed.map(\.id))
         if s.pendingConnection == id { s.alert = Alert(.info, "Reading descriptors of \(p.displayName)…", at: s.now) }
         return owed.map { .backend(.readDescriptor(id, $0.id)) }
+    }
+
+    /// The descriptors read when services resolve (and again, those not read yet, when they change).
+    static func readOnConnecting(_ services: [GATTService]) -> [GATTDescriptor] {
+        services.flatMap(\.characteristics).flatMap(\.descriptors).filter { ["2900", "2901", "2903", "2904"].contains($0.uuid) }
     }
 
     /// A descriptor read came back (or failed: an unreadable descriptor only costs its
@@ -151,8 +155,7 @@ enum ConnectionReducer {
         }
         keepPlace(&s, p)
         s.alert = Alert(.warning, said, at: s.now)
-        let owed = services.flatMap(\.characteristics).flatMap(\.descriptors)
-            .filter { ($0.uuid == "2901" || $0.uuid == "2904") && s.descriptorValues[$0.id] == nil }
+        let owed = readOnConnecting(services).filter { s.descriptorValues[$0.id] == nil }
         return effects + owed.map { .backend(.readDescriptor(p.id, $0.id)) }
     }
 
