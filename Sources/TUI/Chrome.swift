@@ -29,6 +29,54 @@ enum Chrome {
             if i > 0 { x += g.put(" › ", x: x, y: 0, style: .bar) }
             x += g.put(part, x: x, y: 0, style: Style(bold: i == parts.count - 1, reverse: true), maxWidth: 40)
         }
+        drawLinks(s, after: x, into: &g)
+    }
+
+    /// The links held, numbered for `1`–`9`, after the breadcrumb: shown while one of them
+    /// is not the screen's own (a single link on its own screen says nothing new). The
+    /// link on screen is bold; ● ready, ◐ on its way, ○ down (its screen kept). Names are
+    /// cut, then left out, then the last links give way to "+N"; the scan list's filters
+    /// and order, on the right, keep their room.
+    static func drawLinks(_ s: AppState, after used: Int, into g: inout CellGrid) {
+        let here = s.route.linkScreen
+        guard s.links.order.contains(where: { $0 != here }) else { return }
+        let reserved = s.route == .scan ? ScanScreen.viewWidth(s, g.width) + 1 : 1
+        let room = g.width - used - 3 - reserved
+        typealias Item = (label: String, mark: String, id: PeripheralID)
+        func items(_ nameWidth: Int) -> [Item] {
+            s.links.order.enumerated().map { i, id in
+                let name = s.peripherals[id]?.displayName ?? id.rawValue
+                let cut = nameWidth == 0 ? "" : (CellGrid.columns(of: name) > nameWidth ? fit(name, nameWidth) : name) + " "
+                return ("\(i + 1) " + cut, mark(s, id), id)
+            }
+        }
+        func width(_ list: [Item], more: Int) -> Int {
+            list.reduce(0) { $0 + CellGrid.columns(of: $1.label) + 3 } - 2 + (more > 0 ? 3 + String(more).count : 0)
+        }
+        var shown = items(14), more = 0
+        if width(shown, more: 0) > room { shown = items(8) }
+        while shown.count > 1, width(shown, more: more) > room { shown.removeLast(); more += 1 }
+        if width(shown, more: more) > room {
+            shown = items(0); more = 0
+            while !shown.isEmpty, width(shown, more: more) > room { shown.removeLast(); more += 1 }
+        }
+        guard !shown.isEmpty else { return }
+        var x = used + 3
+        for (i, item) in shown.enumerated() {
+            if i > 0 { x += g.put("  ", x: x, y: 0, style: .bar) }
+            x += g.put(item.label, x: x, y: 0, style: Style(bold: item.id == here, reverse: true))
+            let color: Color = item.mark == "●" ? .green : item.mark == "◐" ? .cyan : .yellow
+            x += g.put(item.mark, x: x, y: 0, style: Style(color: color, bold: item.id == here, reverse: true))
+        }
+        if more > 0 { g.put("  +\(more)", x: x, y: 0, style: .bar) }
+    }
+
+    static func mark(_ s: AppState, _ id: PeripheralID) -> String {
+        switch s.peripherals[id]?.connection ?? .disconnected {
+        case .connected: return "●"
+        case .connecting, .resolvingServices, .readingDescriptors, .disconnecting: return "◐"
+        case .disconnected, .failed: return "○"
+        }
     }
 
     static func drawBottom(_ s: AppState, hints: String, into g: inout CellGrid) {

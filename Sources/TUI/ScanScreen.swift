@@ -63,6 +63,19 @@ enum ScanScreen {
     /// On the right of the top bar: every filter that hides devices (text, RSSI floor,
     /// connectable only, named only), and the order, so a filtered list never looks whole.
     static func drawView(_ s: AppState, into g: inout CellGrid) {
+        let (shown, sort) = view(s, g.width)
+        let x = g.width - CellGrid.columns(of: shown) - CellGrid.columns(of: sort)
+        g.put(shown, x: x, y: 0, style: Style(color: .yellow, bold: true, reverse: true))
+        g.put(sort, x: x + CellGrid.columns(of: shown), y: 0, style: .bar)
+    }
+
+    /// The columns the filters and the order take at the right of the top bar.
+    static func viewWidth(_ s: AppState, _ width: Int) -> Int {
+        let (shown, sort) = view(s, width)
+        return CellGrid.columns(of: shown) + CellGrid.columns(of: sort)
+    }
+
+    static func view(_ s: AppState, _ width: Int) -> (filters: String, sort: String) {
         var active: [String] = []
         if !s.scan.filter.isEmpty { active.append("filter \"" + fit(s.scan.filter, min(24, CellGrid.columns(of: s.scan.filter))) + "\"") }
         if let floor = s.scan.minRSSI { active.append("≥\(floor) dBm") }
@@ -70,11 +83,8 @@ enum ScanScreen {
         if !only.isEmpty { active.append("only " + only.joined(separator: ", ")) }
         let filters = active.isEmpty ? "" : " " + active.joined(separator: " · ") + " ·"
         let sort = " sort \(s.scan.sort.rawValue)"
-        let room = g.width - CellGrid.columns(of: Chrome.breadcrumb(s).joined(separator: " › ")) - 12
-        let shown = fit(filters, max(0, min(CellGrid.columns(of: filters), room - CellGrid.columns(of: sort))))
-        let x = g.width - CellGrid.columns(of: shown) - CellGrid.columns(of: sort)
-        g.put(shown, x: x, y: 0, style: Style(color: .yellow, bold: true, reverse: true))
-        g.put(sort, x: x + CellGrid.columns(of: shown), y: 0, style: .bar)
+        let room = width - CellGrid.columns(of: Chrome.breadcrumb(s).joined(separator: " › ")) - 12
+        return (fit(filters, max(0, min(CellGrid.columns(of: filters), room - CellGrid.columns(of: sort)))), sort)
     }
 
     /// `102ms`, `1.3s`, `12s`: five columns at most; `—` before a second report.

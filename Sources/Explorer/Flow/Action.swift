@@ -25,6 +25,8 @@ public enum Action: Equatable, Sendable {
     case backRequested
     case collapseToggled
     case disconnectRequested
+    /// `1`–`9`: the screen of that link (the top bar numbers them).
+    case linkSelected(Int)
     case scanToggled
     case sortCycled
     case connectableOnlyToggled

@@ -20,7 +20,7 @@ enum BackendReducer {
             s.peripherals[id]?.rssiStale = true
         case let .peripheralRemoved(id):
             if let p = s.peripherals[id], !p.connection.isLinkUp, s.pendingConnection != id,
-               !Reducer.routeShows(s.route, id) {
+               !Reducer.routeShows(s.route, id), !s.links.contains(id) {
                 s.peripherals.removeValue(forKey: id)
             }
         case let .connecting(id, attempt):

@@ -5,7 +5,7 @@ enum ConnectionReducer {
         guard var p = s.peripherals[id] else { return [] }
         switch p.connection {
         case .connected:
-            s.route = .device(id)
+            LinkReducer.open(&s, id)
             return []
         case .connecting, .resolvingServices, .readingDescriptors, .disconnecting:
             return []
@@ -17,6 +17,7 @@ enum ConnectionReducer {
             p.connection = .connecting(attempt: 1)
             s.peripherals[id] = p
             s.pendingConnection = id
+            if s.job == nil { s.links.add(id) }
             s.alert = Alert(.info, "Connecting to \(p.displayName)…", at: s.now)
             return [.backend(.connect(id))]
         }
@@ -46,6 +47,8 @@ enum ConnectionReducer {
         // A local disconnect may already be under way; do not undo it.
         if p.connection != .disconnecting { p.connection = .resolvingServices }
         s.peripherals[id] = p
+        // Connected by another program, or by bluetoothd itself: a link of the adapter all the same.
+        if s.job == nil { s.links.add(id) }
         if s.pendingConnection == id { s.alert = Alert(.info, "Resolving services of \(p.displayName)…", at: s.now) }
     }
 
@@ -95,11 +98,14 @@ enum ConnectionReducer {
         let kept = loss != nil && Reducer.routeShows(s.route, id)
         if s.pendingConnection == id {
             s.pendingConnection = nil
-            if !kept {
-                s.route = .device(id)
-                s.device = DeviceScreenState(cursor: DeviceTree.rows(p, collapsed: []).first?.id)
+            var said = (loss == nil ? "Connected to " : "Reconnected to ") + p.displayName
+            if !kept, LinkReducer.showsAnotherLink(s, than: id) {
+                // The user went on to another link's screen meanwhile: it stays.
+                if let n = s.links.number(of: id) { said += ": \(n) goes to it" }
+            } else if !kept {
+                LinkReducer.open(&s, id)
             }
-            s.alert = Alert(.info, (loss == nil ? "Connected to " : "Reconnected to ") + p.displayName, at: s.now)
+            s.alert = Alert(.info, said, at: s.now)
         } else if loss == nil {
             return []
         }
@@ -182,15 +188,16 @@ enum ConnectionReducer {
         s.peripherals[id]?.connection = .failed(reason: error.description)
         if s.pendingConnection == id { s.pendingConnection = nil }
         Reducer.fail(&s, "Connection to \(name) failed: \(error)")
-        guard Reducer.routeShows(s.route, id) else { return }
         // Reconnecting after a link loss: the screen stays, and says why it is still down.
         if s.linkLoss[id] != nil {
             s.linkLoss[id]?.reason = "reconnecting failed: \(error)"
             s.linkLoss[id]?.at = s.now
-        } else {
-            s.route = .scan
-            s.scan.cursor = id
+            return
         }
+        s.links.remove(id)
+        guard Reducer.routeShows(s.route, id) else { return }
+        s.route = .scan
+        s.scan.cursor = id
     }
 
     static func disconnected(_ s: inout AppState, _ id: PeripheralID, _ reason: DisconnectReason) {
@@ -214,14 +221,17 @@ enum ConnectionReducer {
             s.lastError = message
         }
         if asked { s.linkLoss[id] = nil }
-        guard Reducer.routeShows(s.route, id) else { return }
+        let shown = Reducer.routeShows(s.route, id)
         // The device or characteristic screen keeps its place, its history and a half-typed
-        // line (a command has no screen to keep; details only shows the advertisement).
-        if !asked, s.job == nil, keepsPlace(s.route) {
+        // line, on screen or left for another link's (a command has no screen to keep;
+        // details only shows the advertisement).
+        if !asked, s.job == nil, shown ? keepsPlace(s.route) || s.links.places[id] != nil : s.links.places[id] != nil {
             let before = s.linkLoss[id]?.subscriptions ?? []
             s.linkLoss[id] = LinkLoss(reason: reason.description, at: s.now, subscriptions: before.union(wereOn))
             return
         }
+        s.links.remove(id)
+        guard shown else { return }
         s.route = .scan
         s.scan.cursor = id
         s.input = nil

@@ -106,10 +106,10 @@ public enum Keymap {
             KeyBinding([.char("+"), .char("=")], .minRSSIChanged(step: 5)),
             KeyBinding([.char("-")], .minRSSIChanged(step: -5)),
         ]),
-        KeyRow(label: "d Tab", help: "disconnect; collapse/expand service", bindings: [
+        KeyRow(label: "d Tab 1-9", help: "disconnect; fold service; go to link N (top bar)", bindings: [
             KeyBinding([.char("d")], .disconnectRequested, hints: [.device: "d disconnect"], replayHints: [:]),
             KeyBinding([.tab], .collapseToggled, hints: [.device: "Tab fold"]),
-        ]),
+        ] + (1...9).map { n in KeyBinding([.char(Character(String(n)))], .linkSelected(n)) }),
         KeyRow(label: "r w W A D", help: "read; write, W its type; A read all; D descriptor", bindings: [
             KeyBinding([.char("r")], .readRequested, needs: .read, hints: [.device: "r read", .characteristic: "r read"],
                        replayHints: [:]),

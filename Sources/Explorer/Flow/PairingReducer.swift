@@ -55,6 +55,8 @@ enum PairingReducer {
             return [.backend(.forget(id))]
         }
         s.alert = Alert(.info, "Forgetting \(name(s, id)) (unpaired and removed)", at: s.now)
+        s.links.remove(id)
+        s.linkLoss[id] = nil
         if Reducer.routeShows(s.route, id) { s.route = .scan; s.scan.cursor = id }
         return [.backend(.forget(id))]
     }

@@ -10,6 +10,7 @@ public enum Reducer {
         let effects = reduceApp(&s, action)
         if let mark { EventLog.note(action, since: mark, in: &s) }
         guard s.job != nil else {
+            LinkReducer.follow(&s)
             OnDemand.track(&s, effects)
             return effects
         }
@@ -45,6 +46,9 @@ public enum Reducer {
             return []
         case .disconnectRequested:
             return requestDisconnect(&s)
+        case let .linkSelected(n):
+            LinkReducer.select(&s, n)
+            return []
         case .scanToggled:
             s.scanWanted.toggle()
             return [.backend(s.scanWanted ? .startScan : .stopScan)]
@@ -434,12 +438,9 @@ public enum Reducer {
         case .regions: target = nil
         }
         guard let target else { return [] }
-        // On a screen kept after a link loss: `d` gives the place up.
-        if s.linkLoss[target] != nil, let p = s.peripherals[target], linkDown(p), routeShows(s.route, target) {
-            s.linkLoss[target] = nil
-            s.route = .scan
-            s.scan.cursor = target
-            s.input = nil
+        // A link kept after a loss (its screen, or its row in the list): `d` gives the place up.
+        if s.linkLoss[target] != nil, let p = s.peripherals[target], linkDown(p) {
+            LinkReducer.giveUp(&s, target)
             return []
         }
         return ConnectionReducer.disconnect(&s, target)
@@ -544,7 +545,7 @@ public enum Reducer {
     static func expire(_ s: inout AppState) {
         var gone: [PeripheralID] = []
         for (id, p) in s.peripherals where s.now - p.lastSeen > AppState.expireAfter
-            && !p.connection.isLinkUp && s.pendingConnection != id && !routeShows(s.route, id) {
+            && !p.connection.isLinkUp && s.pendingConnection != id && !routeShows(s.route, id) && !s.links.contains(id) {
             gone.append(id)
         }
         for id in gone { s.peripherals.removeValue(forKey: id) }

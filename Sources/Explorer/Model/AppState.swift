@@ -106,6 +106,8 @@ public struct AppState: Equatable, Sendable {
     public var subscriptions: Set<CharacteristicID> = []
     /// Subscriptions whose values come through a socket (AcquireNotify), with its MTU.
     public var notifySockets: [CharacteristicID: Int] = [:]
+    /// Every link held (the top bar lists them; `1`–`9` go to their screens) and where each screen was left.
+    public var links = Links()
     /// Links that dropped under the user, whose screen stays open (`LinkLoss`).
     public var linkLoss: [PeripheralID: LinkLoss] = [:]
     /// Values written before, per characteristic, as far as loaded (`↑` in the write line).

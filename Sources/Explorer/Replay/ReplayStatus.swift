@@ -90,6 +90,8 @@ extension AppState {
         device = DeviceScreenState()
         historyOffset = 0
         pendingConnection = nil
+        links = Links()
+        linkLoss = [:]
         values = [:]
         subscriptions = []
         descriptorValues = [:]
