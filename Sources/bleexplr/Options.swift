@@ -260,10 +260,14 @@ struct CommandVerb: VerbParser {
             case let .failure(e): fail(e.message)
             }
         case "notify":
-            need(2, "notify ADDRESS UUID [--count N] [--duration S] [--until EOM [--framing plain|seq] [--output FILE]] [--json]")
+            guard rest.count >= 2, rest.count % 2 == 0 else {
+                fail("usage: bleexplr notify ADDRESS UUID [ADDRESS UUID ...] [--count N] [--duration S] [--until EOM [--framing plain|seq] [--output FILE]] [--json]")
+            }
             if output != nil || framing != nil, until == nil { fail("--output and --framing go with --until MARKER") }
-            return .command(.notify(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), count: count, duration: duration,
-                                    until: until.map { StreamEnd(marker: $0, framing: framing) }), messageFile: output)
+            if until != nil, rest.count > 2 { fail("--until joins one device's stream: name one ADDRESS UUID") }
+            return .command(.notifying(stride(from: 0, to: rest.count, by: 2).map { (parseAddress(rest[$0]), parseUUID(rest[$0 + 1])) },
+                                       count: count, duration: duration, until: until.map { StreamEnd(marker: $0, framing: framing) }),
+                            messageFile: output)
         case "decode":
             guard !rest.isEmpty else { fail("usage: bleexplr decode HEX [HEX] [--json]   (advertisement, scan response)") }
             return .decode(DecodeReport(rest.map { h -> Bytes in

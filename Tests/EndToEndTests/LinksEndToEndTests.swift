@@ -76,4 +76,25 @@ struct LinksEndToEndTests {
         try #require(firstHRM < drop, "the HRM notified only after the iTag dropped")
         #expect(lines[firstHRM..<drop].contains { $0.contains("\"type\":\"notification\"") && $0.contains("FC:58:FA:1A:2B:3C") })
     }
+
+    /// Headless, `notify A UUID B UUID`: both devices found, connected and subscribed at
+    /// once; each line says whose value it is; the command ends when both have given
+    /// their count.
+    @Test func notifyNamesTwoDevices() throws {
+        let hrm = "E4:1C:22:5D:90:11", itag = "FC:58:FA:1A:2B:3C"
+        var (code, out) = try spawn(Tmux.binary, ["--demo", "notify", hrm, "2A37", itag, "FFE1", "--count", "1"])
+        let lines = out.split(separator: "\n")
+        #expect(code == 0 && lines.count == 2, "\(out)")
+        #expect(lines.contains { $0.hasPrefix("\(hrm) 2A37  ") && $0.contains(" bpm") }, "\(out)")
+        #expect(lines.contains { $0.hasPrefix("\(itag) FFE1  01  press") }, "\(out)")
+        (code, out) = try spawn(Tmux.binary, ["--demo", "notify", hrm, "2A37", itag, "FFE1", "--count", "1", "--json"])
+        let json = out.split(separator: "\n")
+        #expect(code == 0 && json.count == 2, "\(out)")
+        #expect(json.contains { $0.contains("\"address\":\"\(hrm)\"") && $0.contains("\"bpm\":") }, "\(out)")
+        #expect(json.contains { $0.contains("\"address\":\"\(itag)\"") && $0.contains("\"press\":true") }, "\(out)")
+        (code, out) = try spawn(Tmux.binary, ["--demo", "notify", hrm, "2A37", itag, "FFE1", "--until", "EOM"])
+        #expect(code == 2 && out.contains("--until"), "\(out)")
+        (code, out) = try spawn(Tmux.binary, ["--demo", "notify", hrm, "2A37", itag])
+        #expect(code == 2 && out.hasPrefix("bleexplr: usage: bleexplr notify ADDRESS UUID [ADDRESS UUID ...]"), "\(out)")
+    }
 }

@@ -98,9 +98,9 @@ public enum CommandLineSpec {
                           Option("--descriptor", "UUID", "write this descriptor of the characteristic instead "
                                  + "(one whose flags allow it; never the CCCD 0x2902, which notify owns)")],
                 arguments: .free),
-        Command(name: "notify", forms: ["ADDRESS UUID [--count N] [--duration S] [--json]",
+        Command(name: "notify", forms: ["ADDRESS UUID [ADDRESS UUID ...] [--count N] [--duration S] [--json]",
                                         "ADDRESS UUID --until EOM [--framing plain|seq] [--output FILE] [--json]"],
-                help: "subscribe to the characteristic UUID of ADDRESS and print each notification or indication",
+                help: "subscribe to the characteristic UUID of ADDRESS (of each ADDRESS, all at once) and print each notification or indication",
                 options: [Option("--count", "N", "stop after N values"),
                           Option("--duration", "S", "stop after S seconds"),
                           Option("--until", "EOM", "reassemble a message sent in chunks and ended by EOM, with its throughput"),

@@ -44,6 +44,9 @@ public struct ValueReport: Equatable, Sendable {
     /// `read --descriptor`: the descriptor read (of the characteristic `uuid`) and its handle.
     public var descriptor: BLEUUID?
     public var handle: UInt16?
+    /// One of several devices' (`notify A UUID B UUID`): a text line starts with the
+    /// address and UUID (JSON lines always carry them).
+    public var named = false
 
     public init(at: Timestamp, address: String, uuid: BLEUUID, name: String?, origin: ValueOrigin, offset: UInt16 = 0,
                 bytes: Bytes, decoded: DecodedValue?) {

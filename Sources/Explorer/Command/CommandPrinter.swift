@@ -45,7 +45,8 @@ public struct CommandPrinter: Sendable {
         case let .services(report):
             return json ? report.services.map { out(Self.serviceJSON($0, mtu: report.mtu)) } : Self.servicesText(report).map(out)
         case let .value(v):
-            return [out(json ? Self.valueJSON(v) : TerminalSafe.text(hex(v.bytes) + (v.decoded.map { "  " + $0.text } ?? "")))]
+            let who = v.named ? "\(v.address) \(v.uuid)  " : ""
+            return [out(json ? Self.valueJSON(v) : TerminalSafe.text(who + hex(v.bytes) + (v.decoded.map { "  " + $0.text } ?? "")))]
         case let .wrote(w):
             guard json else {
                 let how = w.descriptor != nil ? " to descriptor \(w.descriptor!)" : w.long ? " (long write)"

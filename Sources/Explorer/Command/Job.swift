@@ -26,11 +26,14 @@ public enum Job: Equatable, Sendable {
     case pair(address: String)
     /// Remove the device from bluetoothd (Adapter1.RemoveDevice): unpaired, its cache gone.
     case forget(address: String)
+    /// Several devices at once (`notify A UUID B UUID`): each a job of its own, all run
+    /// together (`JobParts`); done when all are.
+    indirect case each([Job])
 
     /// The device the job works on, as typed (upper case).
     public var address: String? {
         switch self {
-        case .scan, .monitor, .scanUntilNamed: return nil
+        case .scan, .monitor, .scanUntilNamed, .each: return nil
         case let .services(a), let .pair(a), let .forget(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _),
              let .watch(a, _, _), let .readDescriptor(a, _, _), let .writeDescriptor(a, _, _, _):
             return a
@@ -39,7 +42,7 @@ public enum Job: Equatable, Sendable {
 
     public var uuid: BLEUUID? {
         switch self {
-        case .scan, .monitor, .scanUntilNamed, .services, .pair, .forget: return nil
+        case .scan, .monitor, .scanUntilNamed, .services, .pair, .forget, .each: return nil
         case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _),
              let .readDescriptor(_, u, _), let .writeDescriptor(_, u, _, _): return u
         }
@@ -48,6 +51,12 @@ public enum Job: Equatable, Sendable {
     /// `read`: of the characteristic, or with `descriptor`, of that descriptor of it.
     public static func reading(address: String, uuid: BLEUUID, offset: UInt16, descriptor: BLEUUID?) -> Job {
         descriptor.map { .readDescriptor(address: address, uuid: uuid, descriptor: $0) } ?? .read(address: address, uuid: uuid, offset: offset)
+    }
+
+    /// `notify A UUID [B UUID ...]`: one device's, or each device's at once.
+    public static func notifying(_ targets: [(address: String, uuid: BLEUUID)], count: Int?, duration: Double?, until: StreamEnd?) -> Job {
+        let jobs = targets.map { Job.notify(address: $0.address, uuid: $0.uuid, count: count, duration: duration, until: until) }
+        return jobs.count == 1 ? jobs[0] : .each(jobs)
     }
 
     /// `write`: to the characteristic with this type, or with `descriptor`, to that descriptor of it.
@@ -71,6 +80,7 @@ public enum Job: Equatable, Sendable {
         case let .scan(duration): return duration == nil
         case .watch, .monitor, .scanUntilNamed: return true
         case .services, .read, .write, .pair, .forget, .readDescriptor, .writeDescriptor: return false
+        case let .each(jobs): return jobs.allSatisfy(\.isOpenEnded)
         }
     }
 }
@@ -98,6 +108,8 @@ public enum JobTimer: Hashable, Sendable {
     case duration
     /// `watch`: time to connect again.
     case reconnect
+    /// A timer of one of several jobs (`Job.each`), by its place among them.
+    indirect case part(Int, JobTimer)
     /// The disconnect before exit took too long: exit anyway.
     case linger
     /// `notify --until` of a plain stream: the message is whole; chunks arriving now came
@@ -141,7 +153,15 @@ public struct JobState: Equatable, Sendable {
     /// The operation was refused for want of encryption and waits for the pairing it started.
     public var pairingOnDemand = false
 
-    public init(job: Job) { self.job = job }
+    /// `Job.each`: the state of each job, as if each were the only one.
+    public var parts: [JobState] = []
+    /// `Job.each`: the scan was stopped, no job looking for its device any more.
+    var scanStopped = false
+
+    public init(job: Job) {
+        self.job = job
+        if case let .each(jobs) = job { parts = jobs.map(JobState.init) }
+    }
 
     public var exitCode: Int32? {
         if case let .done(code) = phase { return code }

@@ -10,6 +10,7 @@ enum JobReducer {
     /// After the app's reducer: `effects` are what it asked for (a monitor prints the
     /// region changes among them).
     static func reduce(_ s: inout AppState, _ action: Action, _ effects: [Effect]) -> [Effect] {
+        if case .each = s.job?.job { return JobParts.reduce(&s, action, effects) }
         // A run of advertisements concerns a command only while it looks for the device it
         // names, or when the app turned them into region changes: the job is not copied
         // out and back for every other run (about 1 % of a signal storm's time).
@@ -51,7 +52,7 @@ enum JobReducer {
         switch job.job {
         case let .scan(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
-        case .scanUntilNamed, .watch: return []
+        case .scanUntilNamed, .watch, .each: return []
         case .services, .read, .write, .notify, .pair, .forget, .readDescriptor, .writeDescriptor:
             return [.startTimer(.find, after: findTimeout)]
         }
@@ -306,7 +307,7 @@ enum JobReducer {
                 return effects + fail(&s, &job, "\(uuid) on \(p.address) neither notifies nor indicates")
             }
             effects.append(.backend(.setNotify(id, c.id, true)))
-        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget:
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .each:
             break
         }
         return effects
@@ -490,7 +491,7 @@ extension JobState {
     var hasOperationTimer: Bool {
         switch job {
         case .read, .write, .notify, .readDescriptor, .writeDescriptor: return true
-        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch: return false
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
         }
     }
 
