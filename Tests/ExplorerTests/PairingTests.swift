@@ -146,6 +146,21 @@ struct PairingTests {
         #expect(s.alert?.message == "Demo HRM is already paired")
     }
 
+    /// A peer refusing a passkey drops the link at once (Bumble, the lab's lock): the
+    /// refusal stays on the message line, the disconnect added to it.
+    @Test func aRefusedPairingStaysReadAfterThePeerDropsTheLink() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Self.lock
+        _ = Self.keys(&s, [.char("e")])
+        _ = Fixture.apply(&s, .pairCompleted(Self.lock, BackendError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")))
+        _ = Fixture.apply(&s, .disconnected(Self.lock, .remote))
+        #expect(s.alert?.level == .error)
+        #expect(s.alert?.message == "Pairing with Demo HRM failed: AuthenticationFailed: Authentication Failed; then disconnected: remote device ended the connection")
+        // Another disconnect later is just a disconnect.
+        _ = Fixture.apply(&s, .disconnected(Self.lock, .remote))
+        #expect(s.alert?.message == "Demo HRM disconnected: remote device ended the connection")
+    }
+
     @Test func forgetAsksFirst() {
         var s = Fixture.connectedHRM()
         #expect(Self.keys(&s, [.char("X")]) == [])

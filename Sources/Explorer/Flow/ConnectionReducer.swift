@@ -213,11 +213,19 @@ enum ConnectionReducer {
         let characteristics = p.services?.flatMap(\.characteristics).map(\.id) ?? []
         let wereOn = Set(characteristics.filter { s.subscriptions.contains($0) })
         for c in characteristics { s.subscriptions.remove(c); s.notifySockets[c] = nil }
-        let message = "\(p.displayName) disconnected: \(reason)"
+        var message = "\(p.displayName) disconnected: \(reason)", level = Alert.Level.warning
+        // A peer that refuses a pairing drops the link right after: the refusal is what the
+        // user needs to read, so it stays, and the disconnect is added to it.
+        if let failed = s.alert, failed.level == .error,
+           failed.message.hasPrefix("Pairing with \(PairingReducer.name(s, id)) failed"),
+           !failed.message.contains("; then disconnected") {
+            message = "\(failed.message); then disconnected: \(reason)"
+            level = .error
+        }
         if reason == .local {
             s.alert = Alert(.info, cancelled ? "Connection to \(p.displayName) cancelled" : "Disconnected from \(p.displayName)", at: s.now)
         } else {
-            s.alert = Alert(.warning, message, at: s.now)
+            s.alert = Alert(level, message, at: s.now)
             s.lastError = message
         }
         if asked { s.linkLoss[id] = nil }
