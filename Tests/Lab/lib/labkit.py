@@ -322,6 +322,52 @@ class Peer:
         check(pump(10, lambda: not self.central_prop('Paired')), 'hci0 forgot %s (no longer paired)' % self.name)
 
 
+class TmuxApp:
+    """The real binary's full-screen app in a tmux of its own (`TmuxApp(cmd, 110, 32)`):
+    keys() sends keys (`'-l', text` for literal text), screen() captures the pane,
+    wait_screen(what, cond) polls until cond(screen) holds or fails the test, kill() ends it."""
+
+    def __init__(self, cmd, width=100, height=30):
+        self.sock = 'bxlab%d_%d' % (os.getpid(), id(self) % 10000)
+        self.tmux('new-session', '-d', '-x', str(width), '-y', str(height), '-s', 'bx',
+                  'env', 'TERM=xterm-256color', 'LANG=C.UTF-8', 'sh', '-c', cmd)
+
+    def tmux(self, *args):
+        return subprocess.run(['tmux', '-L', self.sock] + list(args), capture_output=True, text=True).stdout
+
+    def keys(self, *k):
+        self.tmux('send-keys', '-t', 'bx', *k)
+
+    def screen(self):
+        return self.tmux('capture-pane', '-p', '-t', 'bx')
+
+    def wait_screen(self, what, cond, timeout=30):
+        deadline = time.monotonic() + timeout
+        s = ''
+        while time.monotonic() < deadline:
+            s = self.screen()
+            if cond(s):
+                log('ok: screen shows', what)
+                return s
+            time.sleep(0.2)
+        fail('timed out waiting for %s; screen:\n%s' % (what, s))
+
+    def kill(self):
+        self.tmux('kill-server')
+
+
+def tree_row(dev, uuid, bus=None):
+    """Where characteristic `uuid` of device path `dev` is in bleexplr's device tree: services in
+    path (handle) order, each followed by its characteristics (j that many times from the top)."""
+    objs = dbus.Interface((bus or connect_bus()).get_object(BLUEZ, '/'), OM).GetManagedObjects()
+    rows = []
+    for svc in sorted(str(p) for p, i in objs.items() if str(p).startswith(dev + '/') and 'org.bluez.GattService1' in i):
+        rows.append(None)
+        rows += [str(i[CHRC_I]['UUID']).lower() for p, i in sorted(objs.items()) if CHRC_I in i and str(p).rsplit('/', 1)[0] == svc]
+    check(uuid.lower() in rows, 'bluetoothd has characteristic %s under %s' % (uuid, dev))
+    return rows.index(uuid.lower())
+
+
 # ------------------------------------------------------------------ the bleexplr binary in the background
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
 

@@ -9,44 +9,21 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from labkit import *
 
 BIN = bleexplr_bin()
-SOCK = 'bxlab%d' % os.getpid()
-
-
-def tmux(*args):
-    return subprocess.run(['tmux', '-L', SOCK] + list(args), capture_output=True, text=True).stdout
-
-
-def screen():
-    return tmux('capture-pane', '-p', '-t', 'bx')
-
-
-def wait_screen(what, cond, timeout=30):
-    deadline = time.monotonic() + timeout
-    s = ''
-    while time.monotonic() < deadline:
-        s = screen()
-        if cond(s):
-            log('ok: screen shows', what)
-            return s
-        time.sleep(0.2)
-    fail('timed out waiting for %s; screen:\n%s' % (what, s))
-
-
 def test():
     check(os.access(BIN, os.X_OK), 'bleexplr binary at %s' % BIN)
     fx = Fixtures()
     cmd = "trap : INT; '%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
-    tmux('new-session', '-d', '-x', '110', '-y', '32', '-s', 'bx', 'env', 'TERM=xterm-256color', 'LANG=C.UTF-8', 'sh', '-c', cmd)
+    app = TmuxApp(cmd, 110, 32)
     try:
-        wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
-        wait_screen('Lab Dropper in the scan list', lambda s: DROPPER in s)
-        tmux('send-keys', '-t', 'bx', '/')
-        tmux('send-keys', '-t', 'bx', '-l', DROPPER)
-        tmux('send-keys', '-t', 'bx', 'Enter')
-        wait_screen('only the dropper', lambda s: DROPPER in s and '/ filter:' not in s and ITAG not in s)
-        tmux('send-keys', '-t', 'bx', 'Enter')
-        s = wait_screen('the device screen, opened by itself', lambda s: 'Scan › ' + DROPPER in s, timeout=45)
-        s = wait_screen('its services', lambda s: DROP_INFO.upper()[:12] in s or '6C616273' in s, timeout=15)
+        app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
+        app.wait_screen('Lab Dropper in the scan list', lambda s: DROPPER in s)
+        app.keys('/')
+        app.keys('-l', DROPPER)
+        app.keys('Enter')
+        app.wait_screen('only the dropper', lambda s: DROPPER in s and '/ filter:' not in s and ITAG not in s)
+        app.keys('Enter')
+        s = app.wait_screen('the device screen, opened by itself', lambda s: 'Scan › ' + DROPPER in s, timeout=45)
+        s = app.wait_screen('its services', lambda s: DROP_INFO.upper()[:12] in s or '6C616273' in s, timeout=15)
         check('● connected' in s, 'connected state shown')
         # the MTU on the device screen is bluetoothd's (GattCharacteristic1.MTU of the live link)
         bus = connect_bus()
@@ -58,20 +35,20 @@ def test():
         check(len(mtus) == 1, "bluetoothd reports one MTU for the dropper's characteristics (%s)" % mtus)
         check('MTU %d' % next(iter(mtus)) in s, 'the device screen shows MTU %d' % next(iter(mtus)))
         check(fx.Drop() >= 1, 'the peripheral drops the link')
-        s = wait_screen('the device screen kept, with the reason',
+        s = app.wait_screen('the device screen kept, with the reason',
                         lambda s: 'Scan › ' + DROPPER in s and DROPPER + ' disconnected' in s and 'Enter reconnects' in s,
                         timeout=30)
         # the peripheral ended it: "remote" from Device1.Disconnected on BlueZ >= 5.83, from "we did not ask" before
         check(DROPPER + ' disconnected: remote device ended the connection' in s, 'the reason: the remote device ended it')
         check('● disconnected (remote device ended the connection) — Enter reconnects' in s, 'the screen is marked disconnected')
-        tmux('send-keys', '-t', 'bx', 'Escape')
-        wait_screen('back on the scan list', lambda s: 'Scan › ' not in s and DROPPER in s)
-        tmux('send-keys', '-t', 'bx', 'q')
-        s = wait_screen('exit', lambda s: 'EXIT=' in s)
+        app.keys('Escape')
+        app.wait_screen('back on the scan list', lambda s: 'Scan › ' not in s and DROPPER in s)
+        app.keys('q')
+        s = app.wait_screen('exit', lambda s: 'EXIT=' in s)
         check('EXIT=0' in s, 'q exits 0')
-        check(tmux('display-message', '-p', '-t', 'bx', '#{alternate_on}').strip() == '0', 'terminal back from the alternate screen')
+        check(app.tmux('display-message', '-p', '-t', 'bx', '#{alternate_on}').strip() == '0', 'terminal back from the alternate screen')
     finally:
-        tmux('kill-server')
+        app.kill()
 
 
 main(test)
