@@ -23,6 +23,13 @@ enum Fixture {
         ]),
     ]
 
+    static let itagChar = CharacteristicID("/sim/dev_FC_58_FA_1A_2B_3C/service0010/char0011")
+    static let itagServices = [
+        GATTService(id: AttributeID("/sim/dev_FC_58_FA_1A_2B_3C/service0010"), uuid: "FFE0", characteristics: [
+            GATTCharacteristic(id: itagChar, uuid: "FFE1", properties: [.notify]),
+        ]),
+    ]
+
     /// Three devices heard, scan on.
     static func scanning() -> AppState {
         var s = AppState(now: t0)

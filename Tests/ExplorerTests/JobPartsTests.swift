@@ -4,12 +4,6 @@ import Testing
 /// `notify A UUID B UUID`: each device a job of its own, run together.
 @Suite("Commands on several devices at once")
 struct JobPartsTests {
-    static let itagChar = CharacteristicID("/sim/dev_FC_58_FA_1A_2B_3C/service0010/char0011")
-    static let itagServices = [
-        GATTService(id: AttributeID("/sim/dev_FC_58_FA_1A_2B_3C/service0010"), uuid: "FFE0", characteristics: [
-            GATTCharacteristic(id: itagChar, uuid: "FFE1", properties: [.notify]),
-        ]),
-    ]
 
     static func both(count: Int? = 2) -> AppState {
         var s = AppState(now: Fixture.t0)
@@ -40,17 +34,17 @@ struct JobPartsTests {
         let hrmReady = Fixture.apply(&s, .servicesResolved(Fixture.hrm, Fixture.hrmServices, mtu: 247))
         #expect(hrmReady.contains(.backend(.setNotify(Fixture.hrm, Fixture.hrmChar, true))))
         Fixture.apply(&s, .connected(Fixture.itag))
-        let itagReady = Fixture.apply(&s, .servicesResolved(Fixture.itag, Self.itagServices, mtu: 23))
-        #expect(itagReady.contains(.backend(.setNotify(Fixture.itag, Self.itagChar, true))))
+        let itagReady = Fixture.apply(&s, .servicesResolved(Fixture.itag, Fixture.itagServices, mtu: 23))
+        #expect(itagReady.contains(.backend(.setNotify(Fixture.itag, Fixture.itagChar, true))))
         #expect(Fixture.apply(&s, .notifyChanged(Fixture.hrmChar, enabled: true, nil)) == [.cancelTimer(.part(0, .operation))])
-        Fixture.apply(&s, .notifyChanged(Self.itagChar, enabled: true, nil))
+        Fixture.apply(&s, .notifyChanged(Fixture.itagChar, enabled: true, nil))
         // Each value names its device.
-        let value = Fixture.apply(&s, .valueNotified(Self.itagChar, [1]))
+        let value = Fixture.apply(&s, .valueNotified(Fixture.itagChar, [1]))
         guard case let .output(.value(v))? = value.first else { Issue.record("no value: \(value)"); return }
         #expect(v.address == Fixture.itag.rawValue && v.named)
         #expect(CommandPrinter(json: false).lines(.value(v), now: Fixture.t0).first?.text.hasPrefix("FC:58:FA:1A:2B:3C FFE1  01") == true)
         // The iTag has its two values and leaves; the HRM goes on; the command ends with both.
-        let left = Fixture.apply(&s, .valueNotified(Self.itagChar, [1]))
+        let left = Fixture.apply(&s, .valueNotified(Fixture.itagChar, [1]))
         #expect(left.contains(.backend(.disconnect(Fixture.itag))) && !left.contains { if case .finish = $0 { return true }; return false })
         Fixture.apply(&s, .disconnected(Fixture.itag, .local))
         #expect(s.job?.parts[1].exitCode == 0 && s.job?.exitCode == nil)

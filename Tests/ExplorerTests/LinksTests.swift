@@ -5,12 +5,6 @@ import Testing
 /// from one to another; a link that drops while another is on screen is kept for later.
 @Suite("Reducer: several links")
 struct LinksTests {
-    static let itagChar = CharacteristicID("/sim/dev_FC_58_FA_1A_2B_3C/service0010/char0011")
-    static let itagServices = [
-        GATTService(id: AttributeID("/sim/dev_FC_58_FA_1A_2B_3C/service0010"), uuid: "FFE0", characteristics: [
-            GATTCharacteristic(id: itagChar, uuid: "FFE1", properties: [.notify]),
-        ]),
-    ]
 
     /// The HRM connected, its Body Sensor Location open; then back to the list, and the
     /// iTag connected: its device screen is open.
@@ -24,7 +18,7 @@ struct LinksTests {
         s.scan.cursor = Fixture.itag
         #expect(Reducer.reduce(&s, .rowActivated) == [.backend(.connect(Fixture.itag))])
         Fixture.apply(&s, .connected(Fixture.itag), after: 0.5)
-        Fixture.apply(&s, .servicesResolved(Fixture.itag, itagServices, mtu: 23), after: 0.2)
+        Fixture.apply(&s, .servicesResolved(Fixture.itag, Fixture.itagServices, mtu: 23), after: 0.2)
         return s
     }
 
@@ -72,11 +66,11 @@ struct LinksTests {
     @Test func notificationsOfEveryLinkAreKeptWhicheverIsShown() {
         var s = Self.twoLinks()
         Fixture.apply(&s, .notifyChanged(Fixture.hrmChar, enabled: true, nil))
-        Fixture.apply(&s, .notifyChanged(Self.itagChar, enabled: true, nil))
+        Fixture.apply(&s, .notifyChanged(Fixture.itagChar, enabled: true, nil))
         Fixture.apply(&s, .valueNotified(Fixture.hrmChar, [0, 72]), after: 1)
-        Fixture.apply(&s, .valueNotified(Self.itagChar, [1]), after: 1)
-        #expect(s.values[Fixture.hrmChar]?.count == 1 && s.values[Self.itagChar]?.count == 1)
-        #expect(s.subscriptions == [Fixture.hrmChar, Self.itagChar])
+        Fixture.apply(&s, .valueNotified(Fixture.itagChar, [1]), after: 1)
+        #expect(s.values[Fixture.hrmChar]?.count == 1 && s.values[Fixture.itagChar]?.count == 1)
+        #expect(s.subscriptions == [Fixture.hrmChar, Fixture.itagChar])
     }
 
     /// The HRM drops while the iTag's screen is shown: the iTag's screen stays, the HRM's
@@ -147,7 +141,7 @@ struct LinksTests {
         #expect(s.alert?.message == "Demo iTag is connecting…")
         _ = Reducer.reduce(&s, .linkSelected(1))
         Fixture.apply(&s, .connected(Fixture.itag), after: 0.5)
-        Fixture.apply(&s, .servicesResolved(Fixture.itag, Self.itagServices, mtu: 23), after: 0.2)
+        Fixture.apply(&s, .servicesResolved(Fixture.itag, Fixture.itagServices, mtu: 23), after: 0.2)
         #expect(s.route == .device(Fixture.hrm))
         #expect(s.alert?.message == "Connected to Demo iTag: 2 goes to it")
         #expect(s.pendingConnection == nil)
@@ -158,7 +152,7 @@ struct LinksTests {
         var s = Fixture.scanning()
         Fixture.apply(&s, .connected(Fixture.itag), after: 0.5)
         #expect(s.links.order == [Fixture.itag])
-        Fixture.apply(&s, .servicesResolved(Fixture.itag, Self.itagServices, mtu: 23), after: 0.2)
+        Fixture.apply(&s, .servicesResolved(Fixture.itag, Fixture.itagServices, mtu: 23), after: 0.2)
         #expect(s.route == .scan)
         _ = Reducer.reduce(&s, .linkSelected(1))
         #expect(s.route == .device(Fixture.itag))

@@ -217,7 +217,7 @@ enum ConnectionReducer {
         // A peer that refuses a pairing drops the link right after: the refusal is what the
         // user needs to read, so it stays, and the disconnect is added to it.
         if let failed = s.alert, failed.level == .error,
-           failed.message.hasPrefix("Pairing with \(PairingReducer.name(s, id)) failed"),
+           failed.message.hasPrefix(PairingReducer.failed(s, id)),
            !failed.message.contains("; then disconnected") {
             message = "\(failed.message); then disconnected: \(reason)"
             level = .error

@@ -15,6 +15,11 @@ enum PairingReducer {
         TerminalSafe.text(s.peripherals[id]?.displayName ?? id.rawValue)
     }
 
+    /// How the message a failed pairing leaves begins (a disconnect that follows keeps it).
+    static func failed(_ s: AppState, _ id: PeripheralID) -> String {
+        "Pairing with \(name(s, id)) failed"
+    }
+
     static func pair(_ s: inout AppState) -> [Effect] {
         guard let id = target(s), let p = s.peripherals[id] else { return [] }
         if p.bond.paired {
@@ -200,7 +205,7 @@ enum PairingReducer {
         if s.pairing == id { s.pairing = nil }
         if s.agentPrompt?.request.device == id { s.agentPrompt = nil }
         if let error {
-            Reducer.fail(&s, "Pairing with \(name(s, id)) failed: \(error)")
+            Reducer.fail(&s, "\(failed(s, id)): \(error)")
         } else {
             s.peripherals[id]?.bond.paired = true
             s.alert = Alert(.info, "Paired with \(name(s, id))", at: s.now)
