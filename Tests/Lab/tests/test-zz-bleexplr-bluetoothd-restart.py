@@ -11,24 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from labkit import *
 
 BIN = bleexplr_bin()
-SOCK = 'bxlabr%d' % os.getpid()
 LAB = os.environ['BLEEXPLR_LAB_SH']
-
-
-def tmux(*args):
-    return subprocess.run(['tmux', '-L', SOCK] + list(args), capture_output=True, text=True).stdout
-
-
-def wait_screen(what, cond, timeout=30):
-    deadline = time.monotonic() + timeout
-    s = ''
-    while time.monotonic() < deadline:
-        s = tmux('capture-pane', '-p', '-t', 'bx')
-        if cond(s):
-            log('ok: screen shows', what)
-            return s
-        time.sleep(0.2)
-    fail('timed out waiting for %s; screen:\n%s' % (what, s))
 
 
 def guest(cmd):
@@ -39,19 +22,19 @@ def guest(cmd):
 
 def test():
     cmd = "'%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
-    tmux('new-session', '-d', '-x', '110', '-y', '32', '-s', 'bx', 'env', 'TERM=xterm-256color', 'LANG=C.UTF-8', 'sh', '-c', cmd)
+    app = TmuxApp(cmd, 110, 32)
     try:
-        wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
-        wait_screen('devices', lambda s: ITAG in s)
+        app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
+        app.wait_screen('devices', lambda s: ITAG in s)
         guest('pkill -x bluetoothd; for i in $(seq 300); do pgrep -r RSD -x bluetoothd >/dev/null || break; sleep 0.1; done; pgrep -a -r RSD -x bluetoothd || echo stopped')  # a live one (not a zombie) gone, up to 30 s
-        wait_screen('bluetoothd is not running', lambda s: 'bluetoothd is not running' in s and 'no adapter' in s)
+        app.wait_screen('bluetoothd is not running', lambda s: 'bluetoothd is not running' in s and 'no adapter' in s)
         guest('/usr/libexec/bluetooth/bluetoothd -n -E > /xfer/log/bluetoothd-restarted.log 2>&1 & sleep 1; pgrep -x bluetoothd')
-        wait_screen('hci0 back, scanning again', lambda s: 'hci0 on · scanning' in s, timeout=45)
-        tmux('send-keys', '-t', 'bx', 'q')
-        s = wait_screen('exit', lambda s: 'EXIT=' in s)
+        app.wait_screen('hci0 back, scanning again', lambda s: 'hci0 on · scanning' in s, timeout=45)
+        app.keys('q')
+        s = app.wait_screen('exit', lambda s: 'EXIT=' in s)
         check('EXIT=0' in s, 'q exits 0')
     finally:
-        tmux('kill-server')
+        app.kill()
 
 
 main(test)
