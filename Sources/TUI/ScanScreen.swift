@@ -113,11 +113,13 @@ enum ScanScreen {
     }
 
     static func summary(_ p: Peripheral, _ s: AppState) -> (String, Style) {
+        // A link Pair opened stays up: its row still says it is paired.
+        let bond = p.bond.summary.isEmpty ? "" : " · " + p.bond.summary
         switch p.connection {
         case .disconnected: break
-        case .connected: return ("● connected", .good)
+        case .connected: return ("● connected" + bond, .good)
         case let .failed(reason): return ("✗ " + reason, .error)
-        default: return (p.connection.label + "…", .accent)
+        default: return (p.connection.label + "…" + bond, .accent)
         }
         // Paired, trusted, blocked first: they decide what connecting will do.
         var line = p.bond.summary

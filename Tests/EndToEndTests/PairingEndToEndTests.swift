@@ -19,7 +19,12 @@ struct PairingEndToEndTests {
         try t.waitFor(text: "2 4 6 8 1 0")
         try t.keys("Enter")
         try t.waitFor(text: "Paired with Demo Lock")
-        try t.waitFor(text: "paired ·")
+        // Pair left the link up (as BlueZ's does): Enter opens its screen once ready.
+        try t.keys("Enter")
+        try t.waitFor(text: "Scan › Demo Lock")
+        try t.waitFor(text: "Bolt (needs encryption)")
+        try t.keys("Escape")
+        try t.waitFor(text: "● connected · paired")
         try t.keys("t")
         try t.waitFor(text: "paired·trusted")
         try t.keys("X")

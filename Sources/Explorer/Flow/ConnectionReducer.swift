@@ -7,7 +7,17 @@ enum ConnectionReducer {
         case .connected:
             LinkReducer.open(&s, id)
             return []
-        case .connecting, .resolvingServices, .readingDescriptors, .disconnecting:
+        case .connecting, .resolvingServices, .readingDescriptors:
+            // On its way, opened by someone else (Pair connects first, and BlueZ may say
+            // Paired before ServicesResolved): the user asks for it now, so its screen opens
+            // once it is ready, as for a link the user opened.
+            if s.pendingConnection != id {
+                s.pendingConnection = id
+                if s.job == nil { s.links.add(id) }
+                s.alert = Alert(.info, "\(p.displayName) is \(p.connection.label)…", at: s.now)
+            }
+            return []
+        case .disconnecting:
             return []
         case .disconnected, .failed:
             guard p.connectable else {
@@ -222,7 +232,10 @@ enum ConnectionReducer {
             message = "\(failed.message); then disconnected: \(reason)"
             level = .error
         }
-        if reason == .local {
+        if reason == .local, let forgetting = s.alert, forgetting.message.hasPrefix(PairingReducer.forgetting(s, id)) {
+            // Forgetting a device drops its link: what the user asked for stays said.
+            s.alert = Alert(.info, forgetting.message + "; disconnected", at: s.now)
+        } else if reason == .local {
             s.alert = Alert(.info, cancelled ? "Connection to \(p.displayName) cancelled" : "Disconnected from \(p.displayName)", at: s.now)
         } else {
             s.alert = Alert(level, message, at: s.now)

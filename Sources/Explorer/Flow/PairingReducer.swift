@@ -20,6 +20,11 @@ enum PairingReducer {
         "Pairing with \(name(s, id)) failed"
     }
 
+    /// The start of what `X` says once confirmed; the disconnect that follows keeps it.
+    static func forgetting(_ s: AppState, _ id: PeripheralID) -> String {
+        "Forgetting \(name(s, id))"
+    }
+
     static func pair(_ s: inout AppState) -> [Effect] {
         guard let id = target(s), let p = s.peripherals[id] else { return [] }
         if p.bond.paired {
@@ -59,7 +64,7 @@ enum PairingReducer {
             s.alert = Alert(.warning, "Clearing bluetoothd's cache of \(name(s, id)): forgotten, connected again when heard", at: s.now)
             return [.backend(.forget(id))]
         }
-        s.alert = Alert(.info, "Forgetting \(name(s, id)) (unpaired and removed)", at: s.now)
+        s.alert = Alert(.info, "\(forgetting(s, id)) (unpaired and removed)", at: s.now)
         s.links.remove(id)
         s.linkLoss[id] = nil
         if Reducer.routeShows(s.route, id) { s.route = .scan; s.scan.cursor = id }

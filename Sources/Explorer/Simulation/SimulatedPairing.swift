@@ -11,6 +11,8 @@ extension SimulatedWorld {
             emit(t, .pairCompleted(id, BackendError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")))
             return
         }
+        // Pair connects first when the link is down, and the link stays up after it.
+        if !d.connected { pairingLink(d, t) }
         guard d.link.passkey != nil else {
             schedule(t + 0.3) { [unowned self] t in self.paired(d, t) }
             return
@@ -26,6 +28,7 @@ extension SimulatedWorld {
                 self.emit(t, .agentCancelled)
                 self.emit(t, .pairCompleted(id, BackendError(name: "org.bluez.Error.AuthenticationTimeout",
                                                                   message: "Authentication Timeout")))
+                self.resolveAfterPairing(d, t)
             }
         }
     }
@@ -38,11 +41,25 @@ extension SimulatedWorld {
         case .reject:
             emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationRejected",
                                                       message: "Authentication Rejected")))
+            resolveAfterPairing(d, t)
         case .passkey, .pinCode, .accept:
             schedule(t + 0.3) { [unowned self] t in
                 self.emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationFailed",
                                                                message: "Authentication Failed")))
+                self.resolveAfterPairing(d, t)
             }
+        }
+    }
+
+    /// The link Pair opens: up at once, its services resolved a little after the pairing
+    /// ends (as BlueZ 5.82 does: Paired first, ServicesResolved a moment later).
+    func pairingLink(_ d: SimDevice, _ t: Double) {
+        let gen = bumpLink(d)
+        servicesOwed[d.id] = gen
+        schedule(t + 0.05) { [unowned self] t in
+            guard d.linkGeneration == gen else { return }
+            d.connected = true
+            self.emit(t, .connected(d.id))
         }
     }
 
@@ -51,5 +68,15 @@ extension SimulatedWorld {
         d.bond.bonded = true
         emit(t, .bondChanged(d.id, d.bond))
         emit(t, .pairCompleted(d.id, nil))
+        resolveAfterPairing(d, t)
+    }
+
+    /// The services of a link Pair opened, once the pairing ended either way.
+    func resolveAfterPairing(_ d: SimDevice, _ t: Double) {
+        guard let gen = servicesOwed.removeValue(forKey: d.id) else { return }
+        schedule(t + 0.5) { [unowned self] t in
+            guard d.linkGeneration == gen, d.connected else { return }
+            self.emit(t, .servicesResolved(d.id, d.gatt, mtu: 247))
+        }
     }
 }

@@ -17,6 +17,8 @@ public final class SimulatedWorld {
     var agentRequests: [Int: SimDevice] = [:]
     var nextRequest = 1
     var bondSent: Set<PeripheralID> = []
+    /// Links Pair opened whose services come once the pairing ends (their link generation).
+    var servicesOwed: [PeripheralID: Int] = [:]
     private(set) public var now = 0.0
 
     public init(seed: UInt64, crowd: Int = 0) {
@@ -269,7 +271,7 @@ public final class SimulatedWorld {
         }
     }
 
-    private func bumpLink(_ d: SimDevice) -> Int {
+    func bumpLink(_ d: SimDevice) -> Int {
         d.linkGeneration += 1
         return d.linkGeneration
     }
