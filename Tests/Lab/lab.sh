@@ -945,7 +945,7 @@ cmd_central_demo() {
   vm_exec 180 "python3 -u /xfer/guest/bctl.py $c $p"
 }
 
-cmd_fixture() {   # fixture press | beacon [ibeacon|eddystone] on|off | adv NAME on|off | stream [FILE] | drop | reset | state
+cmd_fixture() {   # fixture press | beacon [ibeacon|eddystone] on|off | adv NAME on|off | stream [FILE] | drop | dfu on|off | reset | state
   local a=("$@")
   if [ "${1:-}" = stream ] && [ -n "${2:-}" ]; then   # hand the payload file to the guest through the 9p share
     [ -f "$2" ] || die "no such file: $2"

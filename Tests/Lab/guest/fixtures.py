@@ -7,7 +7,8 @@ other's services and the same address). Layout (see FIXTURES below):
 
   hci2  "Lab iTag"     FFE0/FFE1 notify (press -> 01), Immediate Alert 1802/2A06 write, Battery 180F/2A19
   hci3  "Lab Stream"   128-bit stream service: notify char sends the payload in 20-byte chunks, then "EOM"
-  hci4  "Lab Dropper"  connectable; drops the link (peripheral-side Disconnect) on command
+  hci4  "Lab Dropper"  connectable; drops the link (peripheral-side Disconnect) on command; gains or loses
+                       a Secure DFU service (FE59) on command: a database that changes while connected
   hci5  iBeacon        non-connectable, Apple 0x004C 02 15 UUID major minor power
   hci6  Eddystone-URL  non-connectable, service data FEAA 10 ...
 
@@ -29,6 +30,8 @@ STREAM_DATA = '6c616273-0000-4000-8000-00000000a001'   # notify: payload chunks,
 STREAM_CTRL = '6c616273-0000-4000-8000-00000000a002'   # write anything: (re)send the current payload
 DROP_SVC = '6c616273-0000-4000-8000-00000000b000'
 DROP_INFO = '6c616273-0000-4000-8000-00000000b001'     # read: b"dropper"
+DFU_SVC = '0000fe59-0000-1000-8000-00805f9b34fb'       # Secure DFU: on hci4 on demand (Service Changed)
+DFU_CHAR = '8ec90003-f315-4f60-9fb8-838830daea50'      # Buttonless DFU
 IBEACON_UUID = bytes.fromhex('e2c56db5dffb48d2b060d0f5a71096e0')
 IBEACON_MAJOR, IBEACON_MINOR, IBEACON_POWER = 1, 2, -59
 EDDYSTONE_URL = bytes([0x10, 0xEB, 0x03]) + b'example' + bytes([0x00]) + b'lab'   # https://example.com/lab
@@ -364,10 +367,44 @@ class Dropper(Fixture):
         Chrc(s, DROP_INFO, ['read'], b'dropper')
         self.adv = Adv(self.bus, self.root + '/adv', {'Type': 'peripheral', 'LocalName': self.name})
 
+        # A second GATT application on the same adapter, registered on demand: its service joins
+        # (or leaves) hci4's database while a central is connected, and bluetoothd sends that
+        # central a Service Changed indication, as a firmware entering its DFU mode does.
+        self.extra = App(self.bus, self.root + '/extra')
+        s = Service(self.extra, 0, DFU_SVC)
+        Chrc(s, DFU_CHAR, ['write', 'indicate'])
+        self.extra_on = False
+
     def drop(self):
         n = self.disconnect_all()
         log(self.name, 'dropped %d link(s)' % n)
         return n
+
+    def change_database(self, on, done, failed):
+        """Add (on) or remove the extra service; done(True) when the database changed. Asynchronous:
+        bluetoothd calls back into us (GetManagedObjects) while registering."""
+        if bool(on) == self.extra_on:
+            return done(False)
+        mgr = self.adapter('org.bluez.GattManager1')
+
+        def ok():
+            self.extra_on = bool(on)
+            log(self.name, 'database changed: DFU service', 'added' if on else 'removed')
+            done(True)
+        call = mgr.RegisterApplication if on else mgr.UnregisterApplication
+        args = (self.extra.path, {}) if on else (self.extra.path,)
+        call(*args, reply_handler=ok, error_handler=failed, timeout=30)
+
+    def reset(self):
+        if self.extra_on:
+            self.extra_on = False
+            self.adapter('org.bluez.GattManager1').UnregisterApplication(
+                self.extra.path, reply_handler=lambda: log(self.name, 'DFU service removed (reset)'),
+                error_handler=lambda e: log(self.name, 'UnregisterApplication', e), timeout=30)
+        super().reset()
+
+    def state(self):
+        return dict(super().state(), dfu_service=self.extra_on)
 
 
 class IBeacon(Fixture):
@@ -435,6 +472,11 @@ class Control(dbus.service.Object):
     @dbus.service.method(CTL_I, out_signature='i')
     def Drop(self):
         return self.f('dropper').drop()
+
+    @dbus.service.method(CTL_I, in_signature='b', out_signature='b', async_callbacks=('done', 'failed'))
+    def ChangeDatabase(self, on, done, failed):
+        """Lab Dropper's database gains (True) or loses the Secure DFU service."""
+        self.f('dropper').change_database(bool(on), done, failed)
 
     @dbus.service.method(CTL_I, in_signature='s', out_signature='i')
     def Disconnect(self, name):
@@ -510,6 +552,8 @@ def ctl(args):
         r = 'streaming' if r else 'pending: sent when a central subscribes to the stream characteristic'
     elif cmd == 'drop':
         r = 'dropped %d link(s)' % c.Drop()
+    elif cmd == 'dfu':
+        r = 'changed' if c.ChangeDatabase(args[1:2] == ['on']) else 'unchanged'
     elif cmd == 'reset':
         c.Reset(timeout=60)
         r = 'reset'
@@ -520,7 +564,7 @@ def ctl(args):
         return 0
     else:
         sys.exit('usage: fixtures.py ctl press | beacon [ibeacon|eddystone] on|off | adv NAME on|off | '
-                 'stream [FILE] | drop | reset | state')
+                 'stream [FILE] | drop | dfu on|off | reset | state')
     print(r if r is not None else 'ok')
     return 0
 
