@@ -61,6 +61,10 @@ public final class BlueZBackend: Backend {
     /// its adapters): "no adapter" is said only if it is still missing when this fires.
     var adapterGrace: EventLoop.TimerID?
     var adapterGraceSeconds = 5.0
+    /// StartDiscovery refused while the adapter is powered and not discovering: the next try.
+    var scanRetry: EventLoop.TimerID?
+    var scanRetrySeconds = 1.0
+    var scanRetries = 0
     /// GetManagedObjects calls made (`reload`): the reply of an older one is dropped.
     var snapshot = 0
     /// bluetoothd's unique bus name, once a signal told it: only it may call our agent.
@@ -246,6 +250,7 @@ public final class BlueZBackend: Backend {
         scanning = false
         adapterPath = nil
         if let t = adapterGrace { loop?.cancel(t); adapterGrace = nil }
+        if let t = scanRetry { loop?.cancel(t); scanRetry = nil }
     }
 
     // MARK: Signals

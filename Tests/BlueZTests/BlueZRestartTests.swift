@@ -75,3 +75,41 @@ struct BlueZRestartTests {
         #expect(sink.events.filter(Self.noAdapter) == [.failure(.failed("no adapter hci0 (found: hci1)"))])
     }
 }
+
+/// bluetoothd killed (SIGKILL) while scanning leaves the kernel's discovery on; the new
+/// bluetoothd then answers StartDiscovery with InProgress though nothing scans for it.
+@MainActor
+@Suite("Scanning again after bluetoothd was killed")
+struct BlueZScanAfterKillTests {
+    typealias T = BlueZBackendTests
+
+    @Test func inProgressWithoutDiscoveringIsTriedAgain() {
+        let (bus, backend, _, loop) = T.started()
+        defer { withExtendedLifetime(backend) {} }
+        backend.scanRetrySeconds = 0.05
+        backend.execute(.startScan)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        bus.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")))
+        #expect(!backend.scanning)
+        T.spin(loop, 0.2)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        bus.answer("StartDiscovery", .success([]))
+        #expect(backend.scanning)
+        T.spin(loop, 0.2)
+        #expect(bus.pending("SetDiscoveryFilter") == nil, "no more tries once it started")
+    }
+
+    @Test func inProgressWhileAnotherClientScansIsMerged() {
+        var discovering = T.adapter
+        discovering["org.bluez.Adapter1"]!["Discovering"] = .bool(true)
+        let (bus, backend, _, loop) = T.started(["/org/bluez/hci0": discovering])
+        defer { withExtendedLifetime(backend) {} }
+        backend.scanRetrySeconds = 0.05
+        backend.execute(.startScan)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        bus.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")))
+        #expect(backend.scanning)
+        T.spin(loop, 0.2)
+        #expect(bus.pending("SetDiscoveryFilter") == nil)
+    }
+}
