@@ -35,6 +35,8 @@ EDDYSTONE_URL = bytes([0x10, 0xEB, 0x03]) + b'example' + bytes([0x00]) + b'lab' 
 DEFAULT_PAYLOAD = bytes(range(256)) * 2 + b'bleexplr lab stream'
 CHUNK = 20
 
+# Typed: dbus-python guesses a signature for {} only from introspection, which can fail while bluetoothd restarts.
+NO_OPTIONS = dbus.Dictionary({}, signature='sv')
 KICK = float(os.environ.get('LAB_ADV_KICK', '0'))        # btvirt: re-register adverts every KICK s
 STREAM_GAP_MS = int(os.environ.get('LAB_STREAM_GAP_MS', '5'))
 
@@ -187,7 +189,7 @@ class Fixture:
                 self.app_ok = True
                 log(self.name, 'GATT application registered on', self.hci)
             self.adapter('org.bluez.GattManager1').RegisterApplication(
-                self.app.path, {}, reply_handler=ok,
+                self.app.path, NO_OPTIONS, reply_handler=ok,
                 error_handler=lambda e: log(self.name, 'GATT application FAILED on', self.hci, e), timeout=60)
         self.set_adv(self.default_on)
 
@@ -245,7 +247,7 @@ class Fixture:
                 mgr.UnregisterAdvertisement(self.adv.path, reply_handler=done('unreg'),
                                             error_handler=done('unreg-err'))
             else:
-                mgr.RegisterAdvertisement(self.adv.path, {}, reply_handler=done('reg'), error_handler=done('reg-err'))
+                mgr.RegisterAdvertisement(self.adv.path, NO_OPTIONS, reply_handler=done('reg'), error_handler=done('reg-err'))
         elif not self.adv_on and self.registered:
             self.busy = True
             mgr.UnregisterAdvertisement(self.adv.path, reply_handler=done('unreg'), error_handler=done('unreg-err'))
