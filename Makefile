@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-newest release install uninstall deb deb-test
+.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-chaos lab-newest release install uninstall deb deb-test
 demo:
 	scripts/demo
 test:
@@ -27,6 +27,10 @@ soak:
 lab:
 	swift build --product bleexplr
 	Tests/Lab/run-tests.sh
+# bluetoothd killed LAB_CHAOS_KILLS times (default 10) in one session, on bookworm then trixie (docs/testing.md)
+lab-chaos:
+	swift build --product bleexplr
+	LAB_CHAOS=1 Tests/Lab/run-tests.sh zzzz-chaos
 # the same on Debian unstable (the newest BlueZ; image rebuilt once a day, "SID IMAGE DID NOT BUILD" when it cannot be)
 lab-newest:
 	swift build --product bleexplr

@@ -55,6 +55,16 @@ public final class BlueZBackend: Backend {
     /// Subscriptions that came with a socket (AcquireNotify).
     var acquired = AcquiredNotifications()
     var bluezPresent = false
+    /// The adapter status last sent (`send` drops a repeat).
+    var lastAdapter: AdapterStatus?
+    /// bluetoothd came back without the adapter asked for (it takes its bus name before it adds
+    /// its adapters): "no adapter" is said only if it is still missing when this fires.
+    var adapterGrace: EventLoop.TimerID?
+    var adapterGraceSeconds = 5.0
+    /// StartDiscovery refused while the adapter is powered and not discovering: the next try.
+    var scanRetry: EventLoop.TimerID?
+    var scanRetrySeconds = 1.0
+    var scanRetries = 0
     /// GetManagedObjects calls made (`reload`): the reply of an older one is dropped.
     var snapshot = 0
     /// bluetoothd's unique bus name, once a signal told it: only it may call our agent.
@@ -112,6 +122,12 @@ public final class BlueZBackend: Backend {
     /// Every event goes out through here, after the reports gathered before it: the
     /// order of facts is the order of the signals.
     func send(_ e: BackendEvent) {
+        // The same adapter status twice says nothing new (a restarted bluetoothd adds its
+        // adapters one by one: each one that is not ours would say "absent" again).
+        if case let .adapterChanged(a) = e {
+            if a == lastAdapter { return }
+            lastAdapter = a
+        }
         sendGathered()
         emit?(e, Timestamp.now())
     }
@@ -132,7 +148,8 @@ public final class BlueZBackend: Backend {
 
     // MARK: The mirror
 
-    func reload() {
+    /// afterRestart: bluetoothd has just taken its name again (NameOwnerChanged).
+    func reload(afterRestart: Bool = false) {
         snapshot += 1
         let asked = snapshot
         bus.call(DBusCall(destination: Self.bluez, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
@@ -148,7 +165,7 @@ public final class BlueZBackend: Backend {
                 }
                 self.bluezPresent = true
                 self.registerAgent()
-                self.chooseAdapter()
+                self.chooseAdapter(snapshot: afterRestart ? .afterRestart : .first)
                 // The reply and its value tree (about 1 MiB a thousand devices) are freed when
                 // this returns; with the mmap threshold raised (main.swift) the heap keeps those
                 // pages resident: give them back once, after the snapshot (1.1 MiB of the
@@ -166,7 +183,11 @@ public final class BlueZBackend: Backend {
         }
     }
 
-    func chooseAdapter() {
+    /// Why chooseAdapter runs: a snapshot (the first one, or the first after bluetoothd came back),
+    /// or an adapter that appeared later (nil), which never says "no adapter" itself.
+    enum Snapshot { case first, afterRestart }
+
+    func chooseAdapter(snapshot: Snapshot? = nil) {
         let adapters = mirror.paths(with: BlueZTranslate.adapter)
         let chosen: String?
         if let want = options.adapter {
@@ -177,14 +198,29 @@ public final class BlueZBackend: Backend {
         adapterPath = chosen
         guard let chosen else {
             send(.adapterChanged(AdapterStatus(name: options.adapter ?? "", power: .absent, discovering: false)))
-            if let want = options.adapter {
-                send(.failure(.failed("no adapter \(want) (found: \(adapters.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", ")))")))
+            guard options.adapter != nil, let snapshot else { return }
+            if snapshot == .first {
+                sayNoAdapter()
+            } else if adapterGrace == nil {
+                let asked = self.snapshot
+                adapterGrace = loop?.schedule(after: adapterGraceSeconds) { [weak self] in
+                    guard let self else { return }
+                    self.adapterGrace = nil
+                    if asked == self.snapshot, self.adapterPath == nil { self.sayNoAdapter() }
+                }
             }
             return
         }
+        if let t = adapterGrace { loop?.cancel(t); adapterGrace = nil }
         sendAdapter()
         for path in mirror.paths(with: BlueZTranslate.device, under: chosen) { deviceAppeared(path) }
         if scanWanted { startScan() }
+    }
+
+    func sayNoAdapter() {
+        guard let want = options.adapter else { return }
+        let found = mirror.paths(with: BlueZTranslate.adapter).map { $0.split(separator: "/").last.map(String.init) ?? $0 }
+        send(.failure(.failed("no adapter \(want) (found: \(found.joined(separator: ", ")))")))
     }
 
     func sendAdapter() {
@@ -213,6 +249,8 @@ public final class BlueZBackend: Backend {
         mirror.removeAll()
         scanning = false
         adapterPath = nil
+        if let t = adapterGrace { loop?.cancel(t); adapterGrace = nil }
+        if let t = scanRetry { loop?.cancel(t); scanRetry = nil }
     }
 
     // MARK: Signals
@@ -231,7 +269,7 @@ public final class BlueZBackend: Backend {
                 send(.adapterChanged(AdapterStatus(name: options.adapter ?? "", power: .absent, discovering: false)))
                 send(.failure(BackendError(name: "org.bluez.Error.NotAvailable", message: "bluetoothd is not running")))
             } else {
-                reload()
+                reload(afterRestart: true)
             }
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
             guard s.args.count == 2, let path = s.args[0].string else { return }

@@ -148,16 +148,34 @@ extension BlueZBackend {
                 switch result {
                 case .success:
                     self?.scanning = true
+                    self?.scanRetries = 0
                     // Stopped while starting: stop for real now.
                     if self?.scanWanted == false { self?.execute(.stopScan) }
-                case let .failure(e) where e.name == "org.bluez.Error.InProgress":
-                    self?.scanning = true   // another client's scan is running: ours is merged into it
-                case .failure(let e) where e.name == "org.bluez.Error.NotReady":
-                    break   // powering down or up: the scan starts when Powered turns true
+                case let .failure(e) where e.name == "org.bluez.Error.InProgress" || e.name == "org.bluez.Error.NotReady":
+                    self?.discoveryRefused(a, e)
                 case let .failure(e):
                     self?.send(.scanFailed(BlueZTranslate.backendError(e)))
                 }
             }
+        }
+    }
+
+    /// StartDiscovery answered InProgress or NotReady. Another client's scan running (Discovering):
+    /// ours is merged into it. Not powered: the scan starts when Powered turns true. Powered and
+    /// not discovering: a bluetoothd killed while scanning left the kernel's discovery on (it ends
+    /// by itself within ~10 s) and the new one refuses to start one: try again every second.
+    func discoveryRefused(_ a: String, _ e: DBusError) {
+        let props = mirror[a, BlueZTranslate.adapter]
+        if e.name == "org.bluez.Error.InProgress", props?["Discovering"]?.bool == true {
+            scanning = true
+            return
+        }
+        guard props?["Powered"]?.bool == true, scanRetry == nil, scanRetries < 60, let loop else { return }
+        scanRetries += 1
+        scanRetry = loop.schedule(after: scanRetrySeconds) { [weak self] in
+            guard let self else { return }
+            self.scanRetry = nil
+            if self.scanWanted, self.adapterPath == a, !self.scanning { self.startScan() }
         }
     }
 

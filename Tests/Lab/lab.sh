@@ -11,6 +11,8 @@
 #   status           "up: ... ready=yes|no" or "down"
 #   exec CMD...      run CMD (bash -c) inside the VM, print its output, exit with its rc
 #   env              print export lines: DBUS_SYSTEM_BUS_ADDRESS and BLEEXPLR_LAB_BUS (eval "$(lab.sh env)")
+#   bluetoothd kill [SIG] | start | restart   end bluetoothd (SIGTERM by default; waits until no live one is
+#                    left) / start it again with stage2's flags (-P plugin list, -d), appending to log/bluetoothd.log
 #   linkloss hciN    (bumble) controller N loses its LE links: both hosts see a supervision timeout (0x08)
 #   fixture ARGS     drive the fixtures: press | beacon [ibeacon|eddystone] on|off | adv NAME on|off |
 #                    stream [FILE] | drop | reset | state
@@ -442,7 +444,9 @@ printf '[General]\n\n[GATT]\nChannels = %s\n' "$EATT_CHANNELS" > /etc/bluetooth/
 # the program under test is asked to confirm the PERIPHERAL side's pairing). Real peripherals have none of
 # these services; older BlueZ ignores the names it does not have.
 BTD_PLUGINS_OFF=rap,bass,bap,mcp,micp,vcp,ccp,csip,tmap,gmap,asha
-/usr/libexec/bluetooth/bluetoothd -n -E -P $BTD_PLUGINS_OFF $BTD_OPT > $L/bluetoothd.log 2>&1 &
+# The command line, kept for `lab.sh bluetoothd start` (a restart runs the same bluetoothd with the same flags).
+echo "/usr/libexec/bluetooth/bluetoothd -n -E -P $BTD_PLUGINS_OFF $BTD_OPT" > $S/state/bluetoothd.cmd
+$(cat $S/state/bluetoothd.cmd) > $L/bluetoothd.log 2>&1 &
 # what this guest really runs (lab.sh up prints it; tests read it to know what BlueZ they face)
 echo "kernel=$(uname -r) bluez=$(/usr/libexec/bluetooth/bluetoothd -v) python=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" > $S/state/versions
 python3 -u $S/guest/power_on.py $NCTRL > $L/power_on.log 2>&1
@@ -954,6 +958,22 @@ cmd_fixture() {   # fixture press | beacon [ibeacon|eddystone] on|off | adv NAME
   vm_exec 60 "python3 /xfer/guest/fixtures.py ctl ${a[*]}"
 }
 
+cmd_bluetoothd() {   # bluetoothd kill [SIG] | start | restart: the guest's bluetoothd, as stage2 starts it
+  local live='pgrep -r RSD -x bluetoothd'   # a live one (a zombie is state Z)
+  case "${1:-}" in
+    kill) local sig="${2:-TERM}"
+      vm_exec 40 "pkill -$sig -x bluetoothd; for i in \$(seq 300); do $live >/dev/null || break; sleep 0.1; done
+        if $live >/dev/null; then echo 'bluetoothd still running'; exit 1; fi; echo 'bluetoothd stopped (SIG$sig)'" ;;
+    start)
+      vm_exec 40 "if $live >/dev/null; then echo 'bluetoothd already running'; exit 1; fi
+        echo \"==== bluetoothd started again \$(cut -d' ' -f1 /proc/uptime)s\" >> /xfer/log/bluetoothd.log
+        setsid \$(cat /xfer/state/bluetoothd.cmd) >> /xfer/log/bluetoothd.log 2>&1 < /dev/null &
+        sleep 0.2; $live >/dev/null && echo \"bluetoothd started: \$(cat /xfer/state/bluetoothd.cmd)\"" ;;
+    restart) cmd_bluetoothd kill "${2:-TERM}" && cmd_bluetoothd start ;;
+    *) die "usage: $0 bluetoothd kill [SIG] | start | restart [SIG]" ;;
+  esac
+}
+
 cmd_logs() {   # logs [NAME...]: guest logs (default bluetoothd fixtures stage2); btmon decoded if LAB_BTMON=1
   local n names=("$@"); [ ${#names[@]} -gt 0 ] || names=(stage2 bluetoothd fixtures)
   for n in "${names[@]}"; do
@@ -985,6 +1005,7 @@ case "${1:-}" in
   env|host-env) echo "export DBUS_SYSTEM_BUS_ADDRESS=tcp:host=127.0.0.1,port=$PORT"
            echo "export BLEEXPLR_LAB_BUS=tcp:host=127.0.0.1,port=$PORT" ;;
   fixture) shift; cmd_fixture "$@" ;;
+  bluetoothd) shift; cmd_bluetoothd "$@" ;;
   linkloss) shift   # linkloss hciN: controller N loses every LE link (supervision timeout, both sides)
     case "${1:-}" in hci[0-9]*) ;; *) die "usage: $0 linkloss hciN" ;; esac
     [ "$(cat "$RUN/controllers" 2>/dev/null)" = bumble ] || die "linkloss needs LAB_CONTROLLERS=bumble"

@@ -28,6 +28,8 @@
 #   BLEEXPLR_LAB_DIR this folder; PYTHONPATH includes lib/ (labkit.py)
 #   BLEEXPLR_LAB_SUITE, BLEEXPLR_LAB_BLUEZ, BLEEXPLR_LAB_KERNEL  what the guest runs (e.g. trixie, 5.82, 6.12.57+deb13-amd64)
 #
+# The chaos test (tests/test-zzzz-chaos.py, bluetoothd killed LAB_CHAOS_KILLS times) runs only when named or with
+# LAB_CHAOS=1 (`make lab-chaos`); otherwise it says NOT RUN. A "# lab-timeout: S" line in a test raises its limit.
 # Env: LAB_TEST_TIMEOUT (s per test, default 180), LAB_KEEP=1 (leave the lab up at the end),
 #      LAB_REUSE=1 (use a lab that is already up, and leave it up), LAB_BTMON (default 1: capture HCI),
 #      LAB_VERBOSE=1 (print output of passing tests too), and lab.sh's LAB_* settings.
@@ -70,6 +72,7 @@ XLOG="$CACHE/run/xfer/log"
 # ---- which tests
 tests=()
 if [ $# -gt 0 ]; then
+  export LAB_CHAOS="${LAB_CHAOS:-1}"   # a test named on the command line runs, the chaos test too
   for a in "$@"; do
     if [ -f "$a" ]; then tests+=("$(cd "$(dirname "$a")" && pwd)/$(basename "$a")"); continue; fi
     m=("$HERE"/tests/test-"$a"*)
@@ -198,7 +201,10 @@ for t in "${tests[@]}"; do
   if ! wait "$child"; then
     rc=reset
   else
-    timeout -k 5 "$TEST_TIMEOUT" "$t" > "$OUT/$name.log" 2>&1 < /dev/null & child=$!
+    # a test may need longer: a "# lab-timeout: S" line in it raises its limit
+    tt=$(sed -n 's/^# lab-timeout: *\([0-9][0-9]*\).*/\1/p' "$t" | head -1)
+    [ -n "$tt" ] && [ "$tt" -gt "$TEST_TIMEOUT" ] || tt=$TEST_TIMEOUT
+    timeout -k 5 "$tt" "$t" > "$OUT/$name.log" 2>&1 < /dev/null & child=$!
     wait "$child"; rc=$?
   fi
   child=""
@@ -217,7 +223,7 @@ for t in "${tests[@]}"; do
   fail=$((fail + 1)); failed_names+=("$name")
   case "$rc" in
     reset) say "---- reset before the test FAILED:"; sed 's/^/    /' "$OUT/$name.reset.log" ;;
-    124|137) say "---- test output (TIMED OUT after ${TEST_TIMEOUT}s):"; sed 's/^/    /' "$OUT/$name.log" ;;
+    124|137) say "---- test output (TIMED OUT after ${tt:-$TEST_TIMEOUT}s):"; sed 's/^/    /' "$OUT/$name.log" ;;
     *) say "---- test output (exit status $rc):"; sed 's/^/    /' "$OUT/$name.log" ;;
   esac
   for f in "${GUEST_LOGS[@]}"; do
@@ -239,7 +245,7 @@ lab_down
 finished=1
 banner "summary"
 [ ${#failed_names[@]} -eq 0 ] || say "failed: ${failed_names[*]}"
-[ ${#notrun_names[@]} -eq 0 ] || say "not run (need a newer BlueZ than $BLUEZ_V): ${notrun_names[*]}"
+[ ${#notrun_names[@]} -eq 0 ] || say "not run (a newer BlueZ than $BLUEZ_V needed, or LAB_CHAOS=1): ${notrun_names[*]}"
 say "test output and guest logs: $OUT"
 counts
 if [ "$fail" = 0 ] && [ $((pass + notrun)) = "${#tests[@]}" ]; then exit 0; else exit 1; fi

@@ -38,6 +38,8 @@ EDDYSTONE_URL = bytes([0x10, 0xEB, 0x03]) + b'example' + bytes([0x00]) + b'lab' 
 DEFAULT_PAYLOAD = bytes(range(256)) * 2 + b'bleexplr lab stream'
 CHUNK = 20
 
+# Typed: dbus-python guesses a signature for {} only from introspection, which can fail while bluetoothd restarts.
+NO_OPTIONS = dbus.Dictionary({}, signature='sv')
 KICK = float(os.environ.get('LAB_ADV_KICK', '0'))        # btvirt: re-register adverts every KICK s
 STREAM_GAP_MS = int(os.environ.get('LAB_STREAM_GAP_MS', '5'))
 
@@ -172,6 +174,7 @@ class Fixture:
         self.registered = False    # state in bluetoothd
         self.busy = False
         self.kicked = False
+        self.app_ok = False
 
     def adapter(self, iface):
         return dbus.Interface(self.bus.get_object(BLUEZ, self.apath), iface)
@@ -181,12 +184,15 @@ class Fixture:
         ap = self.adapter(PROPS)
         ap.Set('org.bluez.Adapter1', 'Alias', dbus.String(self.name))   # GAP Device Name after connecting
         self.app_ok = self.app is None
+        gen = self.lab.generation
         if self.app:
             def ok():
+                if gen != self.lab.generation:
+                    return
                 self.app_ok = True
                 log(self.name, 'GATT application registered on', self.hci)
             self.adapter('org.bluez.GattManager1').RegisterApplication(
-                self.app.path, {}, reply_handler=ok,
+                self.app.path, NO_OPTIONS, reply_handler=ok,
                 error_handler=lambda e: log(self.name, 'GATT application FAILED on', self.hci, e), timeout=60)
         self.set_adv(self.default_on)
 
@@ -198,13 +204,25 @@ class Fixture:
         self.adv_on = bool(on)
         self._sync_adv()
 
+    def forget_bluez(self):
+        """bluetoothd went away: its registrations, subscriptions and pending calls with it."""
+        self.registered = self.busy = self.kicked = self.app_ok = False
+        for c in self.chrcs():
+            c.notifying = False
+
+    def chrcs(self):
+        return [c for s in (self.app.services if self.app else []) for c in s.chrcs]
+
     def _sync_adv(self, kick=False):
-        if self.busy or self.adv is None:
+        if self.busy or self.adv is None or not self.lab.bluez_up:
             return
         mgr = self.adapter('org.bluez.LEAdvertisingManager1')
+        gen = self.lab.generation
 
         def done(what):
             def cb(*a):
+                if gen != self.lab.generation:   # an answer (or NoReply) from a bluetoothd that is gone
+                    return
                 self.busy = False
                 if what == 'reg':
                     self.registered = True
@@ -221,7 +239,7 @@ class Fixture:
                     err = str(a[0]) if a else ''
                     log(self.name, 'advertisement', what, 'failed:', err)
                     self.registered = what == 'reg-err' and 'AlreadyExists' in err
-                    GLib.timeout_add(1000, lambda: self._sync_adv() and False)   # retry later
+                    GLib.timeout_add(1000, lambda: gen == self.lab.generation and self._sync_adv() and False)   # retry later
                     return
                 if self.registered != self.adv_on:
                     self._sync_adv()
@@ -232,7 +250,7 @@ class Fixture:
                 mgr.UnregisterAdvertisement(self.adv.path, reply_handler=done('unreg'),
                                             error_handler=done('unreg-err'))
             else:
-                mgr.RegisterAdvertisement(self.adv.path, {}, reply_handler=done('reg'), error_handler=done('reg-err'))
+                mgr.RegisterAdvertisement(self.adv.path, NO_OPTIONS, reply_handler=done('reg'), error_handler=done('reg-err'))
         elif not self.adv_on and self.registered:
             self.busy = True
             mgr.UnregisterAdvertisement(self.adv.path, reply_handler=done('unreg'), error_handler=done('unreg-err'))
@@ -286,9 +304,9 @@ class ITag(Fixture):
         self.alert.value = v
         self.alert_writes.append(v.hex())
 
-    def press(self):
+    def press(self, value=b'\x01'):
         self.presses += 1
-        sent = self.key.notify(b'\x01')
+        sent = self.key.notify(value)
         log(self.name, 'press', self.presses, 'notified' if sent else 'NOT notified (no subscriber)')
         return sent
 
@@ -449,6 +467,11 @@ class Control(dbus.service.Object):
     def Press(self):
         return self.f('itag').press()
 
+    @dbus.service.method(CTL_I, in_signature='ay', out_signature='b')
+    def PressValue(self, value):
+        """A press that notifies `value` instead of 01 (tests that tell presses apart by value)."""
+        return self.f('itag').press(bytes(int(b) for b in value))
+
     @dbus.service.method(CTL_I, in_signature='sb')
     def SetAdvertising(self, name, on):
         """Switch a fixture's advertisement on/off (beacons: walk in/out of the region)."""
@@ -504,6 +527,7 @@ class Lab:
         dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
         self.bus = dbus.SystemBus()
         self.om = dbus.Interface(self.bus.get_object(BLUEZ, '/'), OM)
+        self.bluez_up, self.generation = True, 0
         objs = self.om.GetManagedObjects()
         self.fx = {}
         for name, cls, hci in FIXTURES:
@@ -515,14 +539,43 @@ class Lab:
             fx.setup()
         self.ctl = Control(self)
         self.name = dbus.service.BusName(CTL_NAME, self.bus)
+        # bluetoothd restarting (the lab's restart tests): everything registered with it died with it
+        self.bus.add_signal_receiver(self.bluez_owner, 'NameOwnerChanged', 'org.freedesktop.DBus',
+                                     'org.freedesktop.DBus', '/org/freedesktop/DBus', arg0=BLUEZ)
         GLib.timeout_add(200, self.check_ready)
+
+    def bluez_owner(self, name, old, new):
+        self.generation += 1
+        for fx in self.fx.values():
+            fx.forget_bluez()
+        self.bluez_up = bool(new)
+        log('bluetoothd', 'back (%s): registering again once the adapters are powered' % new if new else 'gone')
+        if new:
+            GLib.timeout_add(200, self.setup_again, self.generation)
+
+    def setup_again(self, gen):
+        """Waits until bluetoothd exports every fixture's adapter, powered, then registers everything again."""
+        if gen != self.generation:
+            return False
+        try:   # a new proxy: dbus-python binds one to the unique name org.bluez had when it was made
+            self.om = dbus.Interface(self.bus.get_object(BLUEZ, '/'), OM)
+            objs = self.om.GetManagedObjects(timeout=5)
+        except dbus.DBusException as e:
+            log('GetManagedObjects after the restart:', e.get_dbus_message())
+            return True
+        if not all(objs.get(fx.apath, {}).get('org.bluez.Adapter1', {}).get('Powered') for fx in self.fx.values()):
+            return True
+        for fx in self.fx.values():
+            fx.setup()
+        GLib.timeout_add(200, self.check_ready)
+        return False
 
     def check_ready(self):
         if not all(fx.ready() for fx in self.fx.values()):
             return True
         log('fixtures ready:', ', '.join('%s=%s' % (n, f.hci) for n, f in self.fx.items()),
             '(advert kick every %ss)' % KICK if KICK > 0 else '')
-        if KICK > 0:
+        if KICK > 0 and not self.generation:   # once: the timer goes on across bluetoothd restarts
             GLib.timeout_add(int(KICK * 1000), self.kick)
         return False
 

@@ -274,6 +274,33 @@ class Fixtures:
                 for n, s in self.c.State().items()}
 
 
+# ------------------------------------------------------------------ the guest's bluetoothd
+def lab_sh(*args, timeout=60):
+    sh = os.environ.get('BLEEXPLR_LAB_SH') or os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lab.sh')
+    p = subprocess.run([sh] + list(args), capture_output=True, text=True, timeout=timeout)
+    log('lab.sh', ' '.join(args), '->', p.returncode, (p.stdout + p.stderr).strip()[-300:])
+    return p
+
+
+def kill_bluetoothd(sig='TERM'):
+    """Ends the guest's bluetoothd with SIGsig and waits until no live one is left (lab.sh bluetoothd kill)."""
+    p = lab_sh('bluetoothd', 'kill', sig)
+    if p.returncode != 0:
+        fail('bluetoothd did not go away on SIG%s: %s' % (sig, (p.stdout + p.stderr).strip()))
+
+
+def start_bluetoothd():
+    """Starts bluetoothd again with the flags stage2 gave it (lab.sh bluetoothd start)."""
+    p = lab_sh('bluetoothd', 'start')
+    if p.returncode != 0:
+        fail('bluetoothd did not start again: %s' % (p.stdout + p.stderr).strip())
+
+
+def restart_bluetoothd(sig='TERM'):
+    kill_bluetoothd(sig)
+    start_bluetoothd()
+
+
 # ------------------------------------------------------------------ peers with their own security manager
 # guest/bumble_peers.py: Bumble hosts on the lab's radio link ("Lab Lock JW", "Lab Lock Passkey" showing
 # PEER_PASSKEY, "Lab Lock Compare"), each serving ENC_CHAR (needs encryption) and AUTH_CHAR (needs MITM).

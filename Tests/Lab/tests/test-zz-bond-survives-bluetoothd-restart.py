@@ -1,29 +1,16 @@
 #!/usr/bin/python3
 """A bond survives bluetoothd restarting: `bleexplr pair` pairs "Lab Lock Passkey" (a Bumble host
 with its own security manager, so it outlives bluetoothd) with its passkey; bluetoothd is killed
-and started again with the command line it had; the new bluetoothd has the device paired (from
+and started again with the flags it had; the new bluetoothd has the device paired (from
 its storage), and `bleexplr read` of the characteristic that needs an authenticated link, without
 --passkey, gets the value with no second pairing on either side.
 
 Named test-zz-... so that it runs after the other tests: the fixtures' GATT apps and adverts
 (registered with bluetoothd) die with it; the Bumble peers do not."""
-import os, subprocess, sys, time
+import os, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from labkit import *
-
-LAB = os.environ['BLEEXPLR_LAB_SH']
-# The running bluetoothd's own command line, so the new one has the same flags (-P, -E, ...).
-RESTART = ("cmd=$(tr '\\0' ' ' < /proc/$(pgrep -o -x bluetoothd)/cmdline); pkill -x bluetoothd; "
-           "for i in $(seq 300); do pgrep -r RSD -x bluetoothd >/dev/null || break; sleep 0.1; done; "
-           "$cmd > /xfer/log/bluetoothd-bond-restart.log 2>&1 & sleep 0.5; echo \"$cmd\"; pgrep -a -x bluetoothd")
-
-
-def guest(cmd):
-    p = subprocess.run([LAB, 'exec', cmd], capture_output=True, text=True, timeout=60)
-    log('guest$', cmd[:80], '->', p.returncode, p.stdout.strip()[-300:])
-    return p
-
 
 def powered(bus):
     try:
@@ -44,8 +31,7 @@ def test():
         check(pump(15, lambda: not peer.central_prop('Connected')), 'the pairing link dropped')
 
     started = time.monotonic()
-    r = guest(RESTART)
-    check(r.returncode == 0 and 'bluetoothd' in r.stdout, 'bluetoothd restarted with its own command line')
+    restart_bluetoothd()   # with the flags stage2 gave it
     check(pump(30, lambda: powered(peer.bus)), 'hci0 is back and powered')
     log('bluetoothd back in %.1f s' % (time.monotonic() - started))
     check(bool(peer.central_prop('Paired')), 'the new bluetoothd has the device paired (from its storage)')

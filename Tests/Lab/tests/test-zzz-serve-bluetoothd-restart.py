@@ -11,14 +11,6 @@ _spec = importlib.util.spec_from_file_location('serve_common', os.path.join(os.p
 common = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(common)
 
-LAB = os.environ.get('BLEEXPLR_LAB_SH') or os.path.join(common.ROOT, 'Tests', 'Lab', 'lab.sh')
-
-
-def guest(cmd):
-    p = subprocess.run([LAB, 'exec', cmd], capture_output=True, text=True, timeout=60)
-    log('guest$', cmd, '->', (p.stdout + p.stderr).strip())
-    return p
-
 
 def test():
     check(os.access(common.BIN, os.X_OK), 'bleexplr binary at %s (build it first)' % common.BIN)
@@ -30,9 +22,9 @@ def test():
     try:
         srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers')
         srv.seen = []
-        guest('pkill -x bluetoothd; for i in $(seq 300); do pgrep -r RSD -x bluetoothd >/dev/null || break; sleep 0.1; done; pgrep -a -r RSD -x bluetoothd || echo stopped')  # a live one (not a zombie) gone, up to 30 s
+        kill_bluetoothd()
         srv.wait(lambda e: e.get('event') == 'bluez-gone', 20, 'notices bluetoothd going away')
-        guest('/usr/libexec/bluetooth/bluetoothd -n -E > /xfer/log/bluetoothd-restarted-serve.log 2>&1 & sleep 1; pgrep -x bluetoothd')
+        start_bluetoothd()
         srv.wait(lambda e: e.get('event') == 'bluez-back', 20, 'notices bluetoothd coming back')
         srv.wait(lambda e: e.get('event') == 'advertising', 45, 'registers again by itself')
         p = common.bx('read', addr, common.GREETING, '--json', timeout=90)

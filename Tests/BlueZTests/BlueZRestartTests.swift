@@ -1,0 +1,115 @@
+import Testing
+@testable import Explorer
+@testable import DBus
+@testable import BlueZ
+
+/// bluetoothd restarting under `--adapter hci0`, as the lab's chaos test does it ten times: the
+/// new bluetoothd takes its bus name first and adds its adapters one by one after that.
+@MainActor
+@Suite("BlueZ backend across bluetoothd restarts")
+struct BlueZRestartTests {
+    typealias T = BlueZBackendTests
+    static let absent = BackendEvent.adapterChanged(AdapterStatus(name: "hci0", power: .absent, discovering: false))
+    static let hci1: [String: [String: DBusValue]] = ["org.bluez.Adapter1": ["Powered": .bool(true), "Discovering": .bool(false)]]
+
+    static func started() -> (FakeBus, BlueZBackend, T.Sink, EventLoop) {
+        let bus = FakeBus(), loop = EventLoop(), sink = T.Sink()
+        let backend = BlueZBackend(bus: bus, options: .init(adapter: "hci0"))
+        backend.adapterGraceSeconds = 0.2
+        backend.start(loop: loop) { e, _ in sink.events.append(e) }
+        bus.answer("GetManagedObjects", .success([T.tree(["/org/bluez/hci0": T.adapter, "/org/bluez/hci1": hci1])]))
+        return (bus, backend, sink, loop)
+    }
+
+    static func owner(_ bus: FakeBus, _ old: String, _ new: String) {
+        bus.signal("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged", [.string("org.bluez"), .string(old), .string(new)])
+    }
+
+    static func added(_ bus: FakeBus, _ path: String, _ ifaces: [String: [String: DBusValue]]) {
+        bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(path), T.ifaces(ifaces)])
+    }
+
+    static func noAdapter(_ e: BackendEvent) -> Bool {
+        if case let .failure(f) = e { return f.message.hasPrefix("no adapter") }
+        return false
+    }
+
+    @Test func oneOutageAndNoNoAdapterWhileTheAdaptersComeBack() {
+        let (bus, backend, sink, loop) = Self.started()
+        defer { withExtendedLifetime(backend) {} }
+        let before = sink.events.count
+        Self.owner(bus, ":1.5", "")
+        Self.owner(bus, "", ":1.9")
+        bus.answer("GetManagedObjects", .success([T.tree([:])]))   // the name is taken, no adapter yet
+        Self.added(bus, "/org/bluez/hci1", Self.hci1)                // not ours
+        Self.added(bus, "/org/bluez/hci0", T.adapter)
+        T.spin(loop, 0.4)                                            // longer than the grace: it was cancelled
+        let after = Array(sink.events[before...])
+        #expect(after.filter { $0 == Self.absent }.count == 1, "one outage: \(after)")
+        #expect(!after.contains(where: Self.noAdapter), "no \"no adapter\" while bluetoothd starts: \(after)")
+        #expect(after.last == .adapterChanged(AdapterStatus(name: "hci0", power: .on, discovering: false)))
+        #expect(backend.adapterPath == "/org/bluez/hci0")
+    }
+
+    @Test func anAdapterThatStaysAwayIsSaidOnce() {
+        let (bus, backend, sink, loop) = Self.started()
+        defer { withExtendedLifetime(backend) {} }
+        let before = sink.events.count
+        Self.owner(bus, ":1.5", "")
+        Self.owner(bus, "", ":1.9")
+        bus.answer("GetManagedObjects", .success([T.tree(["/org/bluez/hci1": Self.hci1])]))
+        Self.added(bus, "/org/bluez/hci2", Self.hci1)
+        let early = Array(sink.events[before...])
+        #expect(!early.contains(where: Self.noAdapter), "not before the grace: \(early)")
+        T.spin(loop, 0.4)
+        let after = Array(sink.events[before...])
+        #expect(after.filter(Self.noAdapter) == [.failure(.failed("no adapter hci0 (found: hci1, hci2)"))], "\(after)")
+        #expect(after.filter { $0 == Self.absent }.count == 1, "one outage: \(after)")
+    }
+
+    @Test func theFirstSnapshotStillSaysItAtOnce() {
+        let bus = FakeBus(), loop = EventLoop(), sink = T.Sink()
+        let backend = BlueZBackend(bus: bus, options: .init(adapter: "hci0"))
+        backend.start(loop: loop) { e, _ in sink.events.append(e) }
+        bus.answer("GetManagedObjects", .success([T.tree(["/org/bluez/hci1": Self.hci1])]))
+        #expect(sink.events.filter(Self.noAdapter) == [.failure(.failed("no adapter hci0 (found: hci1)"))])
+    }
+}
+
+/// bluetoothd killed (SIGKILL) while scanning leaves the kernel's discovery on; the new
+/// bluetoothd then answers StartDiscovery with InProgress though nothing scans for it.
+@MainActor
+@Suite("Scanning again after bluetoothd was killed")
+struct BlueZScanAfterKillTests {
+    typealias T = BlueZBackendTests
+
+    @Test func inProgressWithoutDiscoveringIsTriedAgain() {
+        let (bus, backend, _, loop) = T.started()
+        defer { withExtendedLifetime(backend) {} }
+        backend.scanRetrySeconds = 0.05
+        backend.execute(.startScan)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        bus.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")))
+        #expect(!backend.scanning)
+        T.spin(loop, 0.2)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        bus.answer("StartDiscovery", .success([]))
+        #expect(backend.scanning)
+        T.spin(loop, 0.2)
+        #expect(bus.pending("SetDiscoveryFilter") == nil, "no more tries once it started")
+    }
+
+    @Test func inProgressWhileAnotherClientScansIsMerged() {
+        var discovering = T.adapter
+        discovering["org.bluez.Adapter1"]!["Discovering"] = .bool(true)
+        let (bus, backend, _, loop) = T.started(["/org/bluez/hci0": discovering])
+        defer { withExtendedLifetime(backend) {} }
+        backend.scanRetrySeconds = 0.05
+        backend.execute(.startScan)
+        bus.answer("SetDiscoveryFilter", .success([]))
+        bus.answer("StartDiscovery", .failure(DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")))
+        #expect(backend.scanning)
+        T.spin(loop, 0.2)
+        #expect(bus.pending("SetDiscoveryFilter") == nil)
+    }
+}
