@@ -24,7 +24,7 @@ private enum Motor {
     }
 
     /// Heard, connected, services resolved, descriptors read: the effects of the last step.
-    static func ready(_ s: inout AppState) -> [Effect] {
+    static func ready(_ s: inout AppState, services: [GATTService] = services) -> [Effect] {
         _ = heard(&s)
         Fixture.apply(&s, .connected(id))
         Fixture.apply(&s, .servicesResolved(id, services, mtu: 247))
@@ -125,6 +125,35 @@ struct JobTests {
             #expect(why.contains(late ? "1 chunk(s) came after the end marker" : "1 chunk(s) shorter than the others"), "\(why)")
             #expect(why.contains("--framing seq"), "\(why)")
             #expect(!effects.contains { if case .output(.message) = $0 { true } else { false } })
+        }
+    }
+
+    /// With EATT (the peer's Client Supported Features, 0x2B29, have bit 1: BlueZ wrote 0x07),
+    /// plain chunks swapped among equal-sized ones look whole; seen in the lab. notify reads
+    /// 0x2B29 and refuses the plain message there; with 0x05 (one bearer) it writes it.
+    @Test func notifyUntilRefusesAPlainStreamOnALinkWithEATT() {
+        let features = CharacteristicID("/sim/bike/g/c")
+        let gatt = GATTService(id: AttributeID("/sim/bike/g"), uuid: "1801", characteristics: [
+            GATTCharacteristic(id: features, uuid: "2B29", properties: [.read, .write], descriptors: [])])
+        for (value, eatt) in [(UInt8(0x07), true), (0x05, false)] {
+            var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil,
+                                        until: StreamEnd(marker: Array("EOM".utf8))))
+            #expect(Motor.ready(&s, services: [gatt] + Motor.services).contains(.backend(.read(Motor.id, features, offset: 0))))
+            #expect(Fixture.apply(&s, .readCompleted(features, .success([value]))) == [])
+            Fixture.apply(&s, .valueNotified(Motor.char, Array("0123456789".utf8)))
+            Fixture.apply(&s, .valueNotified(Motor.char, Array("abcdefghij".utf8)))
+            var effects = Fixture.apply(&s, .valueNotified(Motor.char, Array("EOM".utf8)))
+            if !eatt { effects = Reducer.reduce(&s, .jobTimerFired(.settle)) }
+            let failure = effects.first { if case .output(.failure) = $0 { true } else { false } }
+            let message = effects.first { if case .output(.message) = $0 { true } else { false } }
+            if eatt {
+                guard case let .output(.failure(why))? = failure else { Issue.record("no failure in \(effects)"); continue }
+                #expect(why.contains("EATT") && why.contains("--framing seq") && why.contains("not written"), "\(why)")
+                #expect(message == nil)
+                #expect(s.job?.exitCode == nil || s.job?.phase == .leaving(exitCode: 1))
+            } else {
+                #expect(failure == nil && message != nil, "\(effects)")
+            }
         }
     }
 

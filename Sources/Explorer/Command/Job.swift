@@ -141,6 +141,10 @@ public struct JobState: Equatable, Sendable {
     public var settling: StreamAssembly.Message?
     /// Chunks that came after the marker while settling.
     public var late = 0
+    /// `notify --until`: the peer's Client Supported Features (0x2B29), read to learn whether
+    /// this link has EATT bearers (`JobReducer.eattBit`), and what it said.
+    public var clientFeatures: CharacteristicID?
+    public var eatt: Bool?
     /// `watch`: connection attempts since the last subscription, for the backoff.
     public var linkAttempts = 0
     public var reconnectPending = false

@@ -110,6 +110,9 @@ enum JobReducer {
             return [.cancelTimer(.reconnect),
                     watchSays("link", "\(job.job.address ?? "") is gone from the adapter's list; scanning for it"),
                     .backend(.startScan)]
+        case let .readCompleted(cid, result) where cid == job.clientFeatures && job.clientFeatures != nil:
+            if case let .success(bytes) = result { job.eatt = (bytes.first ?? 0) & eattBit != 0 }
+            return []
         case let .readCompleted(cid, result) where cid == job.characteristic && job.phase == .working:
             switch result {
             case let .success(bytes):
@@ -300,8 +303,12 @@ enum JobReducer {
                 return effects + fail(&s, &job, "descriptor \(du) of \(uuid) on \(p.address) cannot be written (\(why))")
             }
             effects += [.backend(.writeDescriptor(id, did, value)), .startTimer(.operation, after: operationTimeout)]
-        case .notify:
+        case let .notify(_, _, _, _, until):
             effects += [.backend(.setNotify(id, c.id, true)), .startTimer(.operation, after: operationTimeout)]
+            if until != nil, let f = p.services?.flatMap(\.characteristics).first(where: { $0.uuid == Self.clientFeaturesUUID }) {
+                job.clientFeatures = f.id
+                effects.append(.backend(.read(id, f.id, offset: 0)))
+            }
         case .watch:
             guard c.properties.canSubscribe else {
                 return effects + fail(&s, &job, "\(uuid) on \(p.address) neither notifies nor indicates")
@@ -354,12 +361,24 @@ enum JobReducer {
         if a.overflowed > 0 { return fail(&s, &job, "no \(hex(end.marker, separator: "")) marker after 256 MB") }
         guard let m = done else { return [] }
         if a.framing == .plain {
+            if job.eatt == true {
+                return outOfOrder(&s, &job, "this link has EATT bearers (the peer's Client Supported Features say so), "
+                                  + "over which plain chunks arrive out of place without a sign")
+            }
             if m.outOfPlace > 0 { return outOfOrder(&s, &job, "\(m.outOfPlace) chunk(s) shorter than the others came before the end") }
             job.settling = m
             return [.startTimer(.settle, after: settleTime)]
         }
         return report(&s, &job, m)
     }
+
+    /// Client Supported Features (0x2B29): what our bluetoothd told the peer's GATT server it
+    /// does; bit 1 is EATT. BlueZ sets it only when both sides have EATT on (5.66 in the lab:
+    /// 0x07 with `Channels = 3`, 0x05 with `Channels = 1`), and then it opens the extra
+    /// bearers. Over them a plain stream came with chunks swapped among equal-sized ones,
+    /// which no check on the data can see, so notify --until writes no plain file there.
+    static let clientFeaturesUUID: BLEUUID = "2B29"
+    static let eattBit: UInt8 = 0x02
 
     /// How long a plain message waits after its marker for chunks that would show it was
     /// reordered. EATT's bearers reorder by a few notifications, milliseconds apart.
