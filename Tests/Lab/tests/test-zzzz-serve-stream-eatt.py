@@ -2,7 +2,7 @@
 """The 64 KiB stream with EATT on (several ATT bearers), as BlueZ 5.66 runs by default.
 
 The lab runs bluetoothd with `[GATT] Channels = 1` (lab.sh stage2). This test rewrites the guest's
-main.conf for EATT and restarts bluetoothd with lab.sh's own flags: on BlueZ < 5.67 with no
+main.conf for EATT and restarts bluetoothd with the flags stage2 gave it: on BlueZ < 5.67 with no
 Channels line (the default there is 3), on newer BlueZ with `Channels = 3` (5.67 made 1 the
 default). A btmon capture of its own proves that EATT bearers were opened (L2CAP Enhanced Credit
 connections on PSM 0x0027, accepted) and counts the notifications sent on them. Then:
@@ -33,21 +33,11 @@ def guest(cmd, timeout=90):
     return p
 
 
-def plugins_off():
-    """lab.sh's -P list, read from lab.sh so the two never differ."""
-    with open(LAB, encoding='utf-8') as f:
-        m = re.search(r'^BTD_PLUGINS_OFF=(\S+)$', f.read(), re.M)
-    check(m is not None, 'lab.sh sets BTD_PLUGINS_OFF')
-    return m.group(1)
-
-
-def restart_bluetoothd(conf, logname):
-    """Writes main.conf, restarts bluetoothd as lab.sh stage2 does, powers every adapter on."""
-    p = guest("printf '%s' > /etc/bluetooth/main.conf; "
-              "pkill -x bluetoothd; for i in $(seq 300); do pgrep -r RSD -x bluetoothd >/dev/null || break; sleep 0.1; done; "
-              "/usr/libexec/bluetooth/bluetoothd -n -E -P %s > /xfer/log/%s 2>&1 & "
-              "python3 -u /xfer/guest/power_on.py $(ls -d /sys/class/bluetooth/hci* | wc -l)"
-              % (conf.replace('\n', '\\n'), plugins_off(), logname), timeout=180)
+def bluetoothd_with(conf):
+    """Writes main.conf, restarts bluetoothd with the flags stage2 gave it (labkit), powers every adapter on."""
+    guest("printf '%s' > /etc/bluetooth/main.conf" % conf.replace('\n', '\\n'))
+    restart_bluetoothd()
+    p = guest('python3 -u /xfer/guest/power_on.py $(ls -d /sys/class/bluetooth/hci* | wc -l)', timeout=180)
     check(p.returncode == 0 and 'hci7=' in p.stdout, 'bluetoothd restarted with %r, adapters powered' % conf)
 
 
@@ -183,7 +173,7 @@ def test():
     results = {}
     addr = None
     try:
-        restart_bluetoothd(conf, 'bluetoothd-eatt.log')
+        bluetoothd_with(conf)
         addr = common.adapter_address('hci7')
         d = tempfile.mkdtemp(prefix='bx-stream-eatt-')
         if not old:
@@ -195,7 +185,7 @@ def test():
     finally:
         if not old and addr:
             unpair(addr)
-        restart_bluetoothd('[General]\n\n[GATT]\nChannels = 1\n', 'bluetoothd-after-eatt.log')
+        bluetoothd_with('[General]\n\n[GATT]\nChannels = 1\n')
     log('with Channels = 1 again:')
     cap = Capture('one-bearer')
     features(addr, os.path.join(d, 'in-plain.bin'))
