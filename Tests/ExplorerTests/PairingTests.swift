@@ -161,15 +161,22 @@ struct PairingTests {
         #expect(s.alert?.message == "Demo HRM disconnected: remote device ended the connection")
     }
 
-    /// Pair connects first and leaves the link up; BlueZ 5.82 says Paired before the
-    /// services are resolved (seen in the lab). Enter on the row then waits for them, and
-    /// the device screen opens by itself when they come, as for a link Enter opened.
-    @Test func enterOnALinkThatPairingOpenedOpensItsScreenOnceReady() {
+    /// `e` on the list: Pair connects first, pairs, and leaves the link up, its services not
+    /// resolved yet.
+    static func pairedByE() -> AppState {
         var s = Fixture.scanning()
         s.scan.cursor = Self.lock
         _ = Self.keys(&s, [.char("e")])
         _ = Fixture.apply(&s, .connected(Self.lock), after: 0.1)
         _ = Fixture.apply(&s, .pairCompleted(Self.lock, nil), after: 1)
+        return s
+    }
+
+    /// Pair connects first and leaves the link up; BlueZ 5.82 says Paired before the
+    /// services are resolved (seen in the lab). Enter on the row then waits for them, and
+    /// the device screen opens by itself when they come, as for a link Enter opened.
+    @Test func enterOnALinkThatPairingOpenedOpensItsScreenOnceReady() {
+        var s = Self.pairedByE()
         #expect(s.peripherals[Self.lock]?.connection == .resolvingServices)
         #expect(Self.keys(&s, [.enter]) == [])   // no second connect: the link is up
         #expect(s.route == .scan)
@@ -182,11 +189,7 @@ struct PairingTests {
 
     /// Without Enter, a link that pairing opened does not take the screen over.
     @Test func aLinkThatPairingOpenedStaysBehindTheList() {
-        var s = Fixture.scanning()
-        s.scan.cursor = Self.lock
-        _ = Self.keys(&s, [.char("e")])
-        _ = Fixture.apply(&s, .connected(Self.lock), after: 0.1)
-        _ = Fixture.apply(&s, .pairCompleted(Self.lock, nil), after: 1)
+        var s = Self.pairedByE()
         _ = Fixture.apply(&s, .servicesResolved(Self.lock, Fixture.hrmServices, mtu: 23), after: 0.3)
         #expect(s.route == .scan)
         #expect(s.alert?.message == "Paired with Demo HRM")

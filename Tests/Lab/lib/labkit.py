@@ -382,6 +382,30 @@ class TmuxApp:
     def kill(self):
         self.tmux('kill-server')
 
+    @classmethod
+    def bleexplr(cls, *args, width=110, height=32):
+        """The app of bleexplr_bin() on the lab's bus and hci0 (Ctrl-C reaches only the app; the
+        pane stays 30 s after it exits, showing EXIT=status)."""
+        extra = ''.join(" '%s'" % a for a in args)
+        return cls("trap : INT; '%s' --bus '%s' --adapter hci0%s; echo EXIT=$?; sleep 30"
+                   % (bleexplr_bin(), bus_address(), extra), width, height)
+
+    def only(self, text, cond=None):
+        """Types `/ text Enter`: the scan list filtered to what matches `text`."""
+        self.keys('/')
+        self.keys('C-u')
+        self.keys('-l', text)
+        self.keys('Enter')
+        return self.wait_screen('the list filtered to ' + text,
+                                lambda s: '/ filter:' not in s and 'filter "' in s and (cond is None or cond(s)))
+
+    def quit(self, timeout=30):
+        """q, and the app exits 0."""
+        self.keys('q')
+        s = self.wait_screen('exit', lambda s: 'EXIT=' in s, timeout)
+        check('EXIT=0' in s, 'q exits 0')
+        return s
+
 
 def tree_row(dev, uuid, bus=None):
     """Where characteristic `uuid` of device path `dev` is in bleexplr's device tree: services in

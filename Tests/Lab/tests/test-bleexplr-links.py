@@ -25,10 +25,7 @@ def open_characteristic(app, uuid, dev, what):
 
 
 def connect_from_list(app, filter_text, crumb):
-    app.keys('/')
-    app.keys('-l', filter_text)
-    app.keys('Enter')
-    app.wait_screen('the list filtered to ' + filter_text, lambda s: '/ filter:' not in s and 'filter "' in s)
+    app.only(filter_text)
     app.keys('Enter')
     # The crumb is the device's name, which can change once connected: the example server
     # advertises "TestAdvertisement" and its GAP name is bluetoothd's ("BlueZ 5.66").
@@ -40,8 +37,7 @@ def test():
     fx = Fixtures()
     tmp = tempfile.mkdtemp(prefix='bxlinks')
     rec = os.path.join(tmp, 'links.jsonl')
-    cmd = "trap : INT; '%s' --bus '%s' --adapter hci0 --record '%s'; echo EXIT=$?; sleep 30" % (BIN, bus_address(), rec)
-    app = TmuxApp(cmd, 120, 32)
+    app = TmuxApp.bleexplr('--record', rec, width=120)
     try:
         app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
         app.wait_screen('Lab iTag and the example server heard', lambda s: ITAG in s and 'TestAdvertisement' in s, timeout=45)
@@ -77,9 +73,7 @@ def test():
         s = app.wait_screen("the button's history: both presses", lambda s: '2 values' in s or '3 values' in s)
         app.keys('2')
         app.wait_screen("the heart rate's screen again", lambda s: ' › Heart Rate Measurement' in s.split('\n')[0] and ITAG not in s.split('\n')[0].split('   ')[0])
-        app.keys('q')
-        s = app.wait_screen('exit', lambda s: 'EXIT=' in s)
-        check('EXIT=0' in s, 'q exits 0')
+        app.quit()
     finally:
         app.kill()
     lines = [json.loads(l) for l in open(rec, encoding='utf-8') if l.strip()]

@@ -28,15 +28,11 @@ def tree(s):
 
 def test():
     check(os.access(BIN, os.X_OK), 'bleexplr binary at %s' % BIN)
-    cmd = "trap : INT; '%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
-    app = TmuxApp(cmd, 110, 32)
+    app = TmuxApp.bleexplr()
     try:
         app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
         app.wait_screen('Lab Dropper in the scan list', lambda s: DROPPER in s)
-        app.keys('/')
-        app.keys('-l', DROPPER)
-        app.keys('Enter')
-        app.wait_screen('only the dropper', lambda s: DROPPER in s and '/ filter:' not in s and ITAG not in s)
+        app.only(DROPPER, lambda s: DROPPER in s and ITAG not in s)
         app.keys('Enter')
         s = app.wait_screen('the device screen', lambda s: 'Scan › ' + DROPPER in s and '● connected' in s, timeout=45)
         check('FE59' not in s and '8EC90003' not in s, 'no DFU service yet')
@@ -65,9 +61,7 @@ def test():
         check('Scan › ' + DROPPER in s and '8EC90003' not in s.split('\n')[1].upper(), 'back on the device screen')
         check('8EC90003' not in tree(s) and 'FE59' not in tree(s), 'the DFU service is gone from the tree')
         check('● connected' in s, 'the link stayed up')
-        app.keys('q')
-        s = app.wait_screen('exit', lambda s: 'EXIT=' in s)
-        check('EXIT=0' in s, 'q exits 0')
+        app.quit()
     finally:
         app.kill()
 

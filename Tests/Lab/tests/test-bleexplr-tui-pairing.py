@@ -16,26 +16,17 @@ from labkit import *
 BIN = bleexplr_bin()
 
 
-def only(app, name):
-    app.keys('/')
-    app.keys('C-u')
-    app.keys('-l', name)
-    app.keys('Enter')
-    app.wait_screen('the list filtered to ' + name, lambda s: '/ filter:' not in s and name in s)
-
-
 def test():
     check(os.access(BIN, os.X_OK), 'bleexplr binary at %s' % BIN)
     passkey, compare = Peer('Lab Lock Passkey'), Peer('Lab Lock Compare')
     before_p, before_c = passkey.state(), compare.state()
-    cmd = "trap : INT; '%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
-    app = TmuxApp(cmd, 100, 30)
+    app = TmuxApp.bleexplr(width=100, height=30)
     try:
         app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
         app.wait_screen('the locks heard', lambda s: 'Lab Lock Passkey' in s and 'Lab Lock Compare' in s, timeout=45)
 
         # 1. passkey entry: wrong, then right
-        only(app, 'Lab Lock Passkey')
+        app.only('Lab Lock Passkey', lambda s: 'Lab Lock Passkey' in s)
         app.keys('e')
         s = app.wait_screen('the passkey prompt', lambda s: 'asks for a passkey' in s and '_ _ _ _ _ _' in s, timeout=60)
         log('prompt:\n' + s)
@@ -66,7 +57,7 @@ def test():
         app.keys('Escape')
 
         # 2. numeric comparison: no, then yes
-        only(app, 'Lab Lock Compare')
+        app.only('Lab Lock Compare', lambda s: 'Lab Lock Compare' in s)
         app.keys('e')
         s = app.wait_screen('the number to compare', lambda s: 'show this number?' in s, timeout=60)
         log('prompt:\n' + s)
@@ -90,9 +81,7 @@ def test():
         compared = compare.state()['compared']
         log('the prompt showed %s; the peer compared %s' % (shown, compared[-1:]))
         check(shown is not None and compared and compared[-1] == shown, 'the number shown is the one the peer compared')
-        app.keys('q')
-        s = app.wait_screen('exit', lambda s: 'EXIT=' in s)
-        check('EXIT=0' in s, 'q exits 0')
+        app.quit()
     finally:
         app.kill()
 

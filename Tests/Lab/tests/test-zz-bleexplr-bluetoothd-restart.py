@@ -10,11 +10,9 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from labkit import *
 
-BIN = bleexplr_bin()
 
 def test():
-    cmd = "'%s' --bus '%s' --adapter hci0; echo EXIT=$?; sleep 30" % (BIN, bus_address())
-    app = TmuxApp(cmd, 110, 32)
+    app = TmuxApp.bleexplr()
     try:
         app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
         app.wait_screen('devices', lambda s: ITAG in s)
@@ -22,9 +20,7 @@ def test():
         app.wait_screen('bluetoothd is not running', lambda s: 'bluetoothd is not running' in s and 'no adapter' in s)
         start_bluetoothd()
         app.wait_screen('hci0 back, scanning again', lambda s: 'hci0 on · scanning' in s, timeout=45)
-        app.keys('q')
-        s = app.wait_screen('exit', lambda s: 'EXIT=' in s)
-        check('EXIT=0' in s, 'q exits 0')
+        app.quit()
     finally:
         app.kill()
 

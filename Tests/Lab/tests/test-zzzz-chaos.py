@@ -96,8 +96,7 @@ def test():
     srv = serve.Server(spec)
     watch = Background.bleexplr(tmp, 'watch', itag_addr, 'FFE1', '--exec', 'echo "$BLE_SEQ $BLE_HEX" >> ' + presses_file,
                                 '--queue', os.path.join(tmp, 'queue.jsonl'), '--json', name='watch')
-    app = TmuxApp("trap : INT; '%s' --bus '%s' --adapter hci0 --record '%s'; echo EXIT=$?; sleep 30"
-                  % (BIN, bus_address(), record), 120, 36)
+    app = TmuxApp.bleexplr('--record', record, width=120, height=36)
     serve_events = []   # (monotonic, event)
 
     def serve_drain():
@@ -138,10 +137,7 @@ def test():
         return app.wait_screen('the scan list, hci0 scanning', lambda s: 'hci0 on · scanning' in s and 'Scan › ' not in s.split('\n')[0], 30)
 
     def connect_served():
-        app.keys('/')
-        app.keys('-l', NAME)
-        app.keys('Enter')
-        app.wait_screen('the list filtered to ' + NAME, lambda s: '/ filter:' not in s and NAME in s, 30)
+        app.only(NAME, lambda s: NAME in s)
         app.keys('Enter')
 
     def on_device(s):   # its crumb is its GAP name once connected (the served adapter's: "BlueZ 5.x")
@@ -253,9 +249,7 @@ def test():
         check(p.returncode == 0 and jsonl(p)[0]['hex'] == b'hello'.hex(), 'a central reads the served value after the last restart')
 
         app.keys('Escape', 'Escape', 'Escape')
-        app.keys('q')
-        s = app.wait_screen('exit', lambda s: 'EXIT=' in s, 20)
-        check('EXIT=0' in s, 'q exits 0')
+        app.quit(timeout=20)
         v = subprocess.run(['/usr/bin/python3', VALIDATOR, SCHEMA, record], capture_output=True, text=True)
         check(v.returncode == 0, 'the recording validates (%s)' % (v.stdout + v.stderr).strip()[-600:])
         with open(record, encoding='utf-8') as f:
