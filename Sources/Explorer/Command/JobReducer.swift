@@ -362,8 +362,8 @@ enum JobReducer {
         guard let m = done else { return [] }
         if a.framing == .plain {
             if job.eatt == true {
-                return outOfOrder(&s, &job, "this link has EATT bearers (the peer's Client Supported Features say so), "
-                                  + "over which plain chunks arrive out of place without a sign")
+                return outOfOrder(&s, &job, "EATT is on for this link (our bluetoothd told the peer so in its Client "
+                                  + "Supported Features), and over EATT bearers plain chunks can arrive out of place without a sign")
             }
             if m.outOfPlace > 0 { return outOfOrder(&s, &job, "\(m.outOfPlace) chunk(s) shorter than the others came before the end") }
             job.settling = m
@@ -373,10 +373,12 @@ enum JobReducer {
     }
 
     /// Client Supported Features (0x2B29): what our bluetoothd told the peer's GATT server it
-    /// does; bit 1 is EATT. BlueZ sets it only when both sides have EATT on (5.66 in the lab:
-    /// 0x07 with `Channels = 3`, 0x05 with `Channels = 1`), and then it opens the extra
-    /// bearers. Over them a plain stream came with chunks swapped among equal-sized ones,
-    /// which no check on the data can see, so notify --until writes no plain file there.
+    /// does; bit 1 is EATT. BlueZ sets it when its own EATT is on (5.66 in the lab: 0x07 with
+    /// `Channels = 3`, 0x05 with `Channels = 1`), and opens the extra bearers if the peer
+    /// has EATT too. Over those bearers a plain stream came with chunks swapped among
+    /// equal-sized ones, which no check on the data can see, so notify --until writes no plain
+    /// file where the bit is set; a peer without EATT is refused all the same (the bit cannot
+    /// tell), and `--framing seq` is the way out.
     static let clientFeaturesUUID: BLEUUID = "2B29"
     static let eattBit: UInt8 = 0x02
 
