@@ -22,12 +22,19 @@ extension BlueZBackend {
         case let .connect(id):
             connect(id, attempt: 1)
         case let .disconnect(id):
-            guard let path = devicePaths[id] else { return }
+            // bluetoothd does not know the device (any more: it restarted meanwhile): there is
+            // no link to end, and the app must not wait for one to go down.
+            guard let path = devicePaths[id] else { send(.disconnected(id, .local)); return }
             localDisconnects.insert(id)
             call(path, BlueZTranslate.device, "Disconnect") { [weak self] result in
-                if case let .failure(e) = result {
-                    self?.localDisconnects.remove(id)
-                    self?.send(.failure(BlueZTranslate.backendError(e)))
+                guard let self, case let .failure(e) = result else { return }
+                self.localDisconnects.remove(id)
+                self.send(.failure(BlueZTranslate.backendError(e)))
+                // Refused, but no link is up (it never came up, or went down meanwhile): say
+                // so, or the device stays "disconnecting" for good. (After a restart,
+                // forgetEverything has said it already: the path is no longer the device's.)
+                if self.devicePaths[id] == path, self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool != true {
+                    self.send(.disconnected(id, .local))
                 }
             }
         case let .read(_, cid, offset):

@@ -67,6 +67,32 @@ struct BlueZRestartTests {
         #expect(after.filter { $0 == Self.absent }.count == 1, "one outage: \(after)")
     }
 
+    /// A Disconnect asked for a device bluetoothd no longer knows (it restarted meanwhile), or
+    /// refused while no link is up: the device is said disconnected, so the app does not wait
+    /// for it to go down for good (Enter on a device "disconnecting" would do nothing).
+    @Test func aDisconnectWithNoLinkToEndSaysDisconnected() {
+        let (bus, backend, sink, _) = T.started()
+        defer { withExtendedLifetime(backend) {} }
+        backend.execute(.disconnect(T.id))
+        bus.answer("Disconnect", .failure(DBusError(name: "org.bluez.Error.NotConnected", message: "Not Connected")))
+        #expect(Array(sink.events.suffix(2)) == [.failure(.notConnected("Not Connected")), .disconnected(T.id, .local)])
+        Self.owner(bus, ":1.5", "")
+        let before = sink.events.count
+        backend.execute(.disconnect(T.id))
+        #expect(Array(sink.events[before...]) == [.disconnected(T.id, .local)], "no Disconnect to send: \(sink.events[before...])")
+        #expect(bus.pending("Disconnect") == nil)
+    }
+
+    /// A refused Disconnect on a link that is up says only the refusal.
+    @Test func aRefusedDisconnectOfALinkUpSaysTheRefusal() {
+        let (bus, backend, sink, _) = T.started()
+        defer { withExtendedLifetime(backend) {} }
+        bus.changed(T.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+        backend.execute(.disconnect(T.id))
+        bus.answer("Disconnect", .failure(DBusError(name: "org.bluez.Error.Failed", message: "busy")))
+        #expect(sink.events.last == .failure(.failed("busy")))
+    }
+
     @Test func theFirstSnapshotStillSaysItAtOnce() {
         let bus = FakeBus(), loop = EventLoop(), sink = T.Sink()
         let backend = BlueZBackend(bus: bus, options: .init(adapter: "hci0"))

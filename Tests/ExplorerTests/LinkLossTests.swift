@@ -109,6 +109,19 @@ struct LinkLossTests {
         #expect(s.route == .characteristic(Fixture.hrm, Self.battery) && s.linkLoss[Fixture.hrm] != nil)
     }
 
+    /// Enter on a device on its way down is never a key that does nothing: it says so, and
+    /// once it is down Enter connects again.
+    @Test func enterWhileDisconnectingSaysSo() {
+        var s = Self.subscribed()
+        _ = Reducer.reduce(&s, .disconnectRequested)
+        s.route = .scan
+        s.scan.cursor = Fixture.hrm
+        #expect(Reducer.reduce(&s, .rowActivated) == [])
+        #expect(s.alert?.message.hasSuffix("is disconnecting…") == true, "\(String(describing: s.alert))")
+        Fixture.apply(&s, .disconnected(Fixture.hrm, .local), after: 0.2)
+        #expect(Reducer.reduce(&s, .rowActivated) == [.backend(.connect(Fixture.hrm))])
+    }
+
     @Test func aCharacteristicGoneAfterTheReconnectFallsBackToTheTree() {
         var s = Self.subscribed()
         Fixture.apply(&s, .disconnected(Fixture.hrm, .timeout), after: 2)

@@ -18,6 +18,8 @@ enum ConnectionReducer {
             }
             return []
         case .disconnecting:
+            // Never a key that does nothing: it is on its way down; Enter again once it is.
+            s.alert = Alert(.info, "\(p.displayName) is disconnecting…", at: s.now)
             return []
         case .disconnected, .failed:
             guard p.connectable else {
