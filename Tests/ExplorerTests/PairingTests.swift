@@ -137,13 +137,44 @@ struct PairingTests {
         #expect(Self.keys(&s, [.char("e")]) == [])   // one pairing at a time
         #expect(Self.keys(&s, [.char("t")]) == [.backend(.setTrusted(Self.lock, true))])
         #expect(Self.keys(&s, [.char("B")]) == [.backend(.setBlocked(Self.lock, true))])
-        _ = Fixture.apply(&s, .bondChanged(Self.lock, Bond(paired: true, trusted: true, blocked: true, addressType: "random")))
-        #expect(Self.keys(&s, [.char("t"), .char("B")]) == [.backend(.setTrusted(Self.lock, false)), .backend(.setBlocked(Self.lock, false))])
         _ = Fixture.apply(&s, .pairCompleted(Self.lock, BackendError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")))
         #expect(s.pairing == nil)
         #expect(s.lastError == "Pairing with Demo HRM failed: AuthenticationFailed: Authentication Failed")
+        _ = Fixture.apply(&s, .bondChanged(Self.lock, Bond(paired: true, trusted: true, blocked: true, addressType: "random")))
+        #expect(Self.keys(&s, [.char("t"), .char("B")]) == [.backend(.setTrusted(Self.lock, false)), .backend(.setBlocked(Self.lock, false))])
         #expect(Self.keys(&s, [.char("e")]) == [])   // paired already
         #expect(s.alert?.message == "Demo HRM is already paired")
+    }
+
+    /// The bond is what bluetoothd says: a Pair answered AuthenticationCanceled on a device
+    /// bluetoothd says is paired (seen in the lab on BlueZ 5.82, a second pairing right after a
+    /// refused one: the keys came) paired, whichever of the two comes first.
+    @Test func aFailedPairOnADeviceBluetoothdSaysIsPairedPaired() {
+        let canceled = BackendError(name: "org.bluez.Error.AuthenticationCanceled", message: "Authentication Canceled")
+        let said = "Paired with Demo HRM (bluetoothd says it is paired; its Pair answered AuthenticationCanceled: Authentication Canceled)"
+        var s = Fixture.scanning()
+        s.scan.cursor = Self.lock
+        _ = Self.keys(&s, [.char("e")])
+        _ = Fixture.apply(&s, .bondChanged(Self.lock, Bond(paired: true, bonded: true)))
+        _ = Fixture.apply(&s, .pairCompleted(Self.lock, canceled))
+        #expect(s.pairing == nil && s.alert?.level == .info && s.alert?.message == said, "\(String(describing: s.alert))")
+        // The Pair's answer first, then Paired.
+        s = Fixture.scanning()
+        s.scan.cursor = Self.lock
+        _ = Self.keys(&s, [.char("e")])
+        _ = Fixture.apply(&s, .pairCompleted(Self.lock, canceled))
+        #expect(s.alert?.level == .error)
+        _ = Fixture.apply(&s, .bondChanged(Self.lock, Bond(paired: true, bonded: true)))
+        #expect(s.alert?.level == .info && s.alert?.message == said, "\(String(describing: s.alert))")
+        // Headless `pair`: exit 0, and it says so.
+        s = Fixture.scanning()
+        s.job = JobState(job: .pair(address: Self.lock.rawValue))
+        s.job?.target = Self.lock
+        s.job?.phase = .working
+        _ = Fixture.apply(&s, .bondChanged(Self.lock, Bond(paired: true, bonded: true)))
+        let done = Fixture.apply(&s, .pairCompleted(Self.lock, canceled))
+        #expect(done.contains(.output(.warning("paired with \(Self.lock)" + PairingReducer.pairedAnyway(canceled.description)))), "\(done)")
+        #expect(done.contains(.finish(exitCode: 0)), "\(done)")
     }
 
     /// A peer refusing a passkey drops the link at once (Bumble, the lab's lock): the

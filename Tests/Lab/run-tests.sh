@@ -237,6 +237,9 @@ for t in "${tests[@]}"; do
     say "---- btmon (HCI trace, last 200 lines)"
     LAB_LOG_LINES=200 timeout 90 "$LAB" logs btmon 2>&1 | sed 's/^/    /'
   fi
+  # the failure once more, last: a CI log that keeps only its end still says why
+  say "---- $name failed: the end of its output again"
+  grep -v '^ *\[.*\] ok: ' "$OUT/$name.log" | tail -n 40 | sed 's/^/    /'
   say "FAIL $name (${dt}s)"
 done
 
@@ -245,6 +248,9 @@ lab_down
 finished=1
 banner "summary"
 [ ${#failed_names[@]} -eq 0 ] || say "failed: ${failed_names[*]}"
+for n in "${failed_names[@]}"; do   # why, in one line each (the first line of labkit's FAIL)
+  say "  $n: $(grep -h -m1 'FAIL' "$OUT/$n.log" 2>/dev/null | cut -c1-300)"
+done
 [ ${#notrun_names[@]} -eq 0 ] || say "not run (a newer BlueZ than $BLUEZ_V needed, or LAB_CHAOS=1): ${notrun_names[*]}"
 say "test output and guest logs: $OUT"
 counts

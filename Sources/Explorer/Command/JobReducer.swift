@@ -110,7 +110,7 @@ enum JobReducer {
             return [.cancelTimer(.reconnect),
                     watchSays("link", "\(job.job.address ?? "") is gone from the adapter's list; scanning for it"),
                     .backend(.startScan)]
-        case let .readCompleted(cid, result) where cid == job.clientFeatures && job.clientFeatures != nil:
+        case let .readCompleted(cid, result) where cid == job.clientFeatures:
             if case let .success(bytes) = result { job.eatt = (bytes.first ?? 0) & eattBit != 0 }
             return []
         case let .readCompleted(cid, result) where cid == job.characteristic && job.phase == .working:
@@ -171,9 +171,13 @@ enum JobReducer {
         case let .valueNotified(cid, bytes) where cid == job.characteristic && job.phase == .working:
             return notified(&s, &job, bytes, at: at)
         case let .pairCompleted(id, error) where id == target && job.phase == .working:
-            guard case .pair = job.job else { return pairedOnDemand(&s, &job, id, error) }
-            if let error { return fail(&s, &job, "pairing with \(id) failed: \(error)") }
-            return [.cancelTimer(.operation), .output(.warning("paired with \(id)"))] + leave(&s, &job, exitCode: 0)
+            // The app's reduction has judged it: a Pair that failed on a device bluetoothd
+            // says is paired, paired (PairingReducer.completed).
+            let paired = s.peripherals[id]?.bond.paired == true
+            guard case .pair = job.job else { return pairedOnDemand(&s, &job, id, paired ? nil : error) }
+            if let error, !paired { return fail(&s, &job, "pairing with \(id) failed: \(error)") }
+            let anyway = error.map { PairingReducer.pairedAnyway($0.description) } ?? ""
+            return [.cancelTimer(.operation), .output(.warning("paired with \(id)" + anyway))] + leave(&s, &job, exitCode: 0)
         case let .agentRequested(r) where r.device == target && job.phase == .working:
             // BlueZ raises the link's security by itself when an operation is refused, and
             // asks our agent: the answer may take a person's time.

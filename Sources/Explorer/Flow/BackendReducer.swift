@@ -99,10 +99,10 @@ enum BackendReducer {
             s.agentPrompt = nil
             s.alert = Alert(.warning, "bluetoothd released our pairing agent", at: at)
         case let .pairCompleted(id, error):
-            PairingReducer.completed(&s, id, error)
-            return OnDemand.paired(&s, id, error)
+            let stands = PairingReducer.completed(&s, id, error)
+            return OnDemand.paired(&s, id, stands)
         case let .bondChanged(id, bond):
-            s.peripherals[id]?.bond = bond
+            PairingReducer.bondChanged(&s, id, bond)
         }
         return []
     }

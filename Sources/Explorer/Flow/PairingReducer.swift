@@ -206,14 +206,37 @@ enum PairingReducer {
         return s.job == nil ? [] : [.output(.warning(message))]
     }
 
-    static func completed(_ s: inout AppState, _ id: PeripheralID, _ error: BackendError?) {
+    /// The end of a Pair. The bond is what bluetoothd says it is: a Pair that failed on a
+    /// device bluetoothd already says is paired (seen in the lab on BlueZ 5.82: the keys
+    /// came, and the Pair ended AuthenticationCanceled) paired all the same, and says so
+    /// with bluetoothd's error. Returns the error that stands (nil: paired).
+    @discardableResult
+    static func completed(_ s: inout AppState, _ id: PeripheralID, _ error: BackendError?) -> BackendError? {
         if s.pairing == id { s.pairing = nil }
         if s.agentPrompt?.request.device == id { s.agentPrompt = nil }
-        if let error {
+        if let error, s.peripherals[id]?.bond.paired != true {
             Reducer.fail(&s, "\(failed(s, id)): \(error)")
-        } else {
-            s.peripherals[id]?.bond.paired = true
-            s.alert = Alert(.info, "Paired with \(name(s, id))", at: s.now)
+            return error
         }
+        s.peripherals[id]?.bond.paired = true
+        s.alert = Alert(.info, "Paired with \(name(s, id))" + (error.map { pairedAnyway($0.description) } ?? ""), at: s.now)
+        return nil
+    }
+
+    /// What a pairing that bluetoothd said failed, on a device it says is paired, adds.
+    static func pairedAnyway(_ error: String) -> String {
+        " (bluetoothd says it is paired; its Pair answered \(error))"
+    }
+
+    /// Paired turns true: after a Pair that was said to fail, the failure said is replaced
+    /// by what is (the property can come after the Pair's answer).
+    static func bondChanged(_ s: inout AppState, _ id: PeripheralID, _ bond: Bond) {
+        let was = s.peripherals[id]?.bond.paired ?? false
+        s.peripherals[id]?.bond = bond
+        let prefix = failed(s, id) + ": "
+        guard !was, bond.paired, let alert = s.alert, alert.level == .error, alert.message.hasPrefix(prefix),
+              !alert.message.contains("; then disconnected") else { return }
+        let error = alert.message.dropFirst(prefix.count)
+        s.alert = Alert(.info, "Paired with \(name(s, id))" + pairedAnyway(String(error)), at: s.now)
     }
 }
