@@ -277,9 +277,13 @@ public final class BlueZBackend: Backend {
             interfacesAdded(path, (s.args[1].entries ?? []).compactMap { $0.key.string })
         case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
             guard s.args.count == 2, let path = s.args[0].string, let names = s.args[1].strings else { return }
+            // A device removed while its link was up (bluetoothd going down on SIGTERM removes
+            // its objects without saying Connected=false first): the link is down too.
+            let wasUp = names.contains(BlueZTranslate.device) && mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true
             let removed = mirror.remove(path: path, names)
             if removed.contains(BlueZTranslate.device), let id = ingest.state.deviceIDs.removeValue(forKey: path) {
                 devicePaths.removeValue(forKey: id)
+                if wasUp { send(.disconnected(id, disconnectReasons.removeValue(forKey: id) ?? .other("bluetoothd removed the device"))) }
                 send(.peripheralRemoved(id))
             }
             // A service gone from a connected device's database (Service Changed): the tree again.

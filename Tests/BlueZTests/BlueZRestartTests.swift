@@ -83,6 +83,22 @@ struct BlueZRestartTests {
         #expect(bus.pending("Disconnect") == nil)
     }
 
+    /// bluetoothd going down on SIGTERM removes a connected device's objects without saying
+    /// Connected=false first: the link is said down, once (not again when its name goes).
+    @Test func aConnectedDeviceRemovedIsDisconnectedOnce() {
+        let (bus, backend, sink, _) = T.started()
+        defer { withExtendedLifetime(backend) {} }
+        bus.changed(T.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+        let before = sink.events.count
+        bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+                   [.objectPath(T.dev), .array(element: "s", [.string("org.bluez.Device1"), .string("org.freedesktop.DBus.Properties")])])
+        Self.owner(bus, ":1.5", "")
+        let after = Array(sink.events[before...])
+        #expect(after.filter { if case .disconnected = $0 { return true }; return false }
+                == [.disconnected(T.id, .other("bluetoothd removed the device"))], "\(after)")
+        #expect(after.contains(.peripheralRemoved(T.id)))
+    }
+
     /// A refused Disconnect on a link that is up says only the refusal.
     @Test func aRefusedDisconnectOfALinkUpSaysTheRefusal() {
         let (bus, backend, sink, _) = T.started()
