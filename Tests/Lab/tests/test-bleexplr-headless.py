@@ -70,6 +70,26 @@ def test():
     check(p.returncode == 0, 'Heart Rate Measurement notify exits 0')
     check(all(' bpm' in (v.get('decoded') or '') for v in jsonl(p)), 'and its values decode to bpm')
 
+    # Two links at once, headless: one notify for the iTag's button and the heart rate, `--count`
+    # per device, every JSON line saying whose it is.
+    out = {}
+    th = threading.Thread(target=lambda: out.setdefault('p', bx('notify', itag['address'], 'FFE1', hrm['address'], '2A37',
+                                                               '--count', '2', '--json', timeout=120)))
+    th.start()
+    check(pump(60, lambda: bool(fx.State()['itag']['key_notifying'])), 'the two-device notify subscribed to FFE1')
+    for _ in range(2):
+        fx.Press()
+        time.sleep(0.5)
+    th.join(90)
+    p = out.get('p')
+    check(p is not None and p.returncode == 0, 'notify of two devices exits 0 after two of each')
+    lines = jsonl(p)
+    by = {a: [v for v in lines if v.get('address') == a] for a in (itag['address'], hrm['address'])}
+    check([v['hex'] for v in by[itag['address']]] == ['01', '01'], "the iTag's two presses, with its address (%s)" % lines)
+    check(len(by[hrm['address']]) == 2 and all(' bpm' in (v.get('decoded') or '') for v in by[hrm['address']]),
+          "two heart rates, with the example server's address")
+    check(len(lines) == 4, 'nothing else (%d lines)' % len(lines))
+
     p = bx('write', hrm['address'], TEST_SVC_CHAR, '0102ff')
     check(p.returncode == 0, 'write to the test characteristic exits 0')
     p = bx('read', hrm['address'], TEST_SVC_CHAR, '--json')

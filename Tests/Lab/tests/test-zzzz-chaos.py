@@ -260,6 +260,16 @@ def test():
         check(not noadapter, 'no "no adapter hci0" error while bluetoothd was starting (%s)' % noadapter[:2])
         power = [l['power'] for l in lines if l.get('type') == 'adapter']
         check(all(a != b for a, b in zip(power, power[1:]) if a == 'absent'), 'every outage is followed by the adapter back (%s)' % power)
+    except TestFailure:
+        # What the app saw last, for a failure that does not repeat with its seed
+        log('app at the failure:\n' + app.screen())
+        try:
+            with open(record, encoding='utf-8', errors='replace') as f:
+                tail = [l for l in f if '"type":"advertisement"' not in l.replace(' ', '')][-40:]
+            log('the recording, its last 40 lines but advertisements:\n' + ''.join(tail))
+        except OSError as e:
+            log('no recording to show:', e)
+        raise
     finally:
         app.kill()
         wrc = watch.stop(signal.SIGTERM)
