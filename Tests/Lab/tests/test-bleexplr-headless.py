@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The real bleexplr binary's headless commands against the lab's bluetoothd: scan finds
 the fixtures with RSSI, UUIDs and decoded beacons; services, read, write (read back),
-notify (iTag presses, Heart Rate Measurement) through the BlueZ backend."""
+notify (iTag presses, Heart Rate Measurement, and both at once) through the BlueZ backend."""
 import json, os, subprocess, sys, threading, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
@@ -53,17 +53,22 @@ def test():
     check(pump(10, lambda: not itag_connected()), 'write left the tag disconnected')
     pump(1.5)
 
+    def pressed_twice(*args, what):
+        """`bleexplr notify ARGS --count 2 --json` with two presses of the iTag once it subscribed."""
+        out = {}
+        th = threading.Thread(target=lambda: out.setdefault('p', bx('notify', *args, '--count', '2', '--json', timeout=120)))
+        th.start()
+        check(pump(60, lambda: bool(fx.State()['itag']['key_notifying'])), what + ' subscribed to FFE1')
+        for _ in range(2):
+            fx.Press()
+            time.sleep(0.5)
+        th.join(90)
+        p = out.get('p')
+        check(p is not None and p.returncode == 0, what + ' exits 0 after two presses')
+        return p
+
     # Notifications: presses while `notify --count 2` is subscribed.
-    out = {}
-    th = threading.Thread(target=lambda: out.setdefault('p', bx('notify', itag['address'], 'FFE1', '--count', '2', '--json', timeout=90)))
-    th.start()
-    check(pump(45, lambda: bool(fx.State()['itag']['key_notifying'])), 'bleexplr subscribed to FFE1')
-    for _ in range(2):
-        fx.Press()
-        time.sleep(0.5)
-    th.join(60)
-    p = out.get('p')
-    check(p is not None and p.returncode == 0, 'notify --count 2 exits 0 after two presses')
+    p = pressed_twice(itag['address'], 'FFE1', what='notify --count 2')
     check([v['hex'] for v in jsonl(p)] == ['01', '01'], 'two presses arrive as 01 01')
 
     p = bx('notify', hrm['address'], '2A37', '--count', '2', '--json', timeout=90)
@@ -72,17 +77,7 @@ def test():
 
     # Two links at once, headless: one notify for the iTag's button and the heart rate, `--count`
     # per device, every JSON line saying whose it is.
-    out = {}
-    th = threading.Thread(target=lambda: out.setdefault('p', bx('notify', itag['address'], 'FFE1', hrm['address'], '2A37',
-                                                               '--count', '2', '--json', timeout=120)))
-    th.start()
-    check(pump(60, lambda: bool(fx.State()['itag']['key_notifying'])), 'the two-device notify subscribed to FFE1')
-    for _ in range(2):
-        fx.Press()
-        time.sleep(0.5)
-    th.join(90)
-    p = out.get('p')
-    check(p is not None and p.returncode == 0, 'notify of two devices exits 0 after two of each')
+    p = pressed_twice(itag['address'], 'FFE1', hrm['address'], '2A37', what='notify of two devices')
     lines = jsonl(p)
     by = {a: [v for v in lines if v.get('address') == a] for a in (itag['address'], hrm['address'])}
     check([v['hex'] for v in by[itag['address']]] == ['01', '01'], "the iTag's two presses, with its address (%s)" % lines)
