@@ -399,6 +399,13 @@ class TmuxApp:
         return self.wait_screen('the list filtered to ' + text,
                                 lambda s: '/ filter:' not in s and 'filter "' in s and (cond is None or cond(s)))
 
+    def enter_on(self, name, hide=None, timeout=45):
+        """hci0 scanning, `name` heard, the list filtered to it (`hide` not shown with it), Enter."""
+        self.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
+        self.wait_screen(name + ' in the scan list', lambda s: name in s, timeout)
+        self.only(name, lambda s: name in s and (hide is None or hide not in s))
+        self.keys('Enter')
+
     def quit(self, timeout=30):
         """q, and the app exits 0."""
         self.keys('q')

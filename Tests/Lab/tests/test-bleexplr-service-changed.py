@@ -30,10 +30,7 @@ def test():
     check(os.access(BIN, os.X_OK), 'bleexplr binary at %s' % BIN)
     app = TmuxApp.bleexplr()
     try:
-        app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
-        app.wait_screen('Lab Dropper in the scan list', lambda s: DROPPER in s)
-        app.only(DROPPER, lambda s: DROPPER in s and ITAG not in s)
-        app.keys('Enter')
+        app.enter_on(DROPPER, hide=ITAG)
         s = app.wait_screen('the device screen', lambda s: 'Scan › ' + DROPPER in s and '● connected' in s, timeout=45)
         check('FE59' not in s and '8EC90003' not in s, 'no DFU service yet')
         bus = connect_bus()

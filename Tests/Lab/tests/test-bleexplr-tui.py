@@ -14,10 +14,7 @@ def test():
     fx = Fixtures()
     app = TmuxApp.bleexplr()
     try:
-        app.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
-        app.wait_screen('Lab Dropper in the scan list', lambda s: DROPPER in s)
-        app.only(DROPPER, lambda s: DROPPER in s and ITAG not in s)
-        app.keys('Enter')
+        app.enter_on(DROPPER, hide=ITAG)
         s = app.wait_screen('the device screen, opened by itself', lambda s: 'Scan › ' + DROPPER in s, timeout=45)
         s = app.wait_screen('its services', lambda s: DROP_INFO.upper()[:12] in s or '6C616273' in s, timeout=15)
         check('● connected' in s, 'connected state shown')
