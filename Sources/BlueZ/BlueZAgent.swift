@@ -131,8 +131,14 @@ extension BlueZBackend {
         }
     }
 
+    /// A device bluetoothd no longer knows (it restarted, or removed it): said, never a key
+    /// that does nothing.
+    func unknown(_ id: PeripheralID, _ what: String) {
+        send(.failure(.failed("cannot \(what) \(id): bluetoothd does not know this device (any more)")))
+    }
+
     func setDeviceFlag(_ id: PeripheralID, _ name: String, _ on: Bool) {
-        guard let path = devicePaths[id] else { return }
+        guard let path = devicePaths[id] else { return unknown(id, "set \(name) of") }
         call(path, "org.freedesktop.DBus.Properties", "Set",
              [.string(BlueZTranslate.device), .string(name), .variant(.bool(on))], timeout: 10) { [weak self] result in
             // The change arrives as a property change.
@@ -143,7 +149,7 @@ extension BlueZBackend {
     }
 
     func forget(_ id: PeripheralID) {
-        guard let path = devicePaths[id], let a = adapterPath else { return }
+        guard let path = devicePaths[id], let a = adapterPath else { return unknown(id, "forget") }
         call(a, BlueZTranslate.adapter, "RemoveDevice", [.objectPath(path)], timeout: 10) { [weak self] result in
             // Success shows as InterfacesRemoved.
             if case let .failure(e) = result {

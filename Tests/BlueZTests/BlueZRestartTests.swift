@@ -99,6 +99,20 @@ struct BlueZRestartTests {
         #expect(after.contains(.peripheralRemoved(T.id)))
     }
 
+    /// Forget, trust or block a device bluetoothd no longer knows: said, not nothing.
+    @Test func forgetOrTrustADeviceGoneWithBluetoothdSaysSo() {
+        let (bus, backend, sink, _) = T.started()
+        defer { withExtendedLifetime(backend) {} }
+        Self.owner(bus, ":1.5", "")
+        let before = sink.events.count
+        backend.execute(.forget(T.id))
+        backend.execute(.setTrusted(T.id, true))
+        #expect(Array(sink.events[before...]) == [
+            .failure(.failed("cannot forget \(T.id): bluetoothd does not know this device (any more)")),
+            .failure(.failed("cannot set Trusted of \(T.id): bluetoothd does not know this device (any more)")),
+        ])
+    }
+
     /// A refused Disconnect on a link that is up says only the refusal.
     @Test func aRefusedDisconnectOfALinkUpSaysTheRefusal() {
         let (bus, backend, sink, _) = T.started()
