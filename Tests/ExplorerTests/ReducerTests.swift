@@ -184,6 +184,10 @@ struct ScanListTests {
         #expect(ScanQuery.rows(s).map(\.id) == [Fixture.beacon])
         s.scan.filter = "6b:2e"
         #expect(ScanQuery.rows(s).map(\.id) == [Fixture.beacon])
+        // Enter on a list the filter left empty says so (it used to do nothing at all).
+        s.scan.filter = "bx serve"
+        #expect(ScanQuery.rows(s).isEmpty && Reducer.reduce(&s, .rowActivated) == [])
+        #expect(s.alert?.message == "No device matches the filter \"bx serve\": Esc clears it")
         _ = Reducer.reduce(&s, .backRequested)  // Esc on the scan list clears the filter
         #expect(s.scan.filter == "")
     }

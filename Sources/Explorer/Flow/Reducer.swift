@@ -351,7 +351,12 @@ public enum Reducer {
     static func activateRow(_ s: inout AppState) -> [Effect] {
         switch s.route {
         case .scan:
-            guard let id = ScanQuery.selected(s) else { return [] }
+            guard let id = ScanQuery.selected(s) else {
+                // Never a key that does nothing: say why there is nothing to connect to.
+                s.alert = Alert(.info, s.scan.filter.isEmpty ? "No device heard yet"
+                                : "No device matches the filter \"\(TerminalSafe.text(s.scan.filter))\": Esc clears it", at: s.now)
+                return []
+            }
             s.scan.cursor = id
             // A beacon cannot be connected to: show what it broadcasts instead.
             if s.peripherals[id]?.connectable == false {

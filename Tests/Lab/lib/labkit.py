@@ -390,20 +390,28 @@ class TmuxApp:
         return cls("trap : INT; '%s' --bus '%s' --adapter hci0%s; echo EXIT=$?; sleep 30"
                    % (bleexplr_bin(), bus_address(), extra), width, height)
 
+    @staticmethod
+    def rows(s):
+        """The scan list's rows on screen `s` (not the top bar, whose filter "..." and links
+        may hold the same text, nor the header, the message line and the status bar)."""
+        return s.split('\n')[2:-3]
+
     def only(self, text, cond=None):
-        """Types `/ text Enter`: the scan list filtered to what matches `text`."""
+        """Types `/ text Enter`: the scan list filtered to what matches `text`, with a row that
+        shows it (a device whose name changed matches no more: filter on its address then)."""
         self.keys('/')
         self.keys('C-u')
         self.keys('-l', text)
         self.keys('Enter')
-        return self.wait_screen('the list filtered to ' + text,
-                                lambda s: '/ filter:' not in s and 'filter "' in s and (cond is None or cond(s)))
+        return self.wait_screen('the list filtered to ' + text + ', a row showing it',
+                                lambda s: '/ filter:' not in s and 'filter "' in s
+                                and any(text.lower() in r.lower() for r in self.rows(s)) and (cond is None or cond(s)))
 
     def enter_on(self, name, hide=None, timeout=45):
         """hci0 scanning, `name` heard, the list filtered to it (`hide` not shown with it), Enter."""
         self.wait_screen('hci0 scanning', lambda s: 'hci0 on · scanning' in s)
         self.wait_screen(name + ' in the scan list', lambda s: name in s, timeout)
-        self.only(name, lambda s: name in s and (hide is None or hide not in s))
+        self.only(name, lambda s: hide is None or not any(hide in r for r in self.rows(s)))
         self.keys('Enter')
 
     def quit(self, timeout=30):
