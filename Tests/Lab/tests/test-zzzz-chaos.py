@@ -140,7 +140,8 @@ def test():
         # By its address: its name is "bx Serve" while it advertises and the GAP name ("BlueZ
         # 5.x") once connected, and a restarted bluetoothd starts from the name it cached; a
         # filter on the name found no row then, and Enter on an empty list did nothing.
-        app.only(served_addr)
+        s = app.only(served_addr)
+        log('connecting from the row:', ' '.join(next(r for r in app.rows(s) if served_addr in r).split()[:4]))
         app.keys('Enter')
 
     def on_device(s):   # its crumb is its GAP name once connected (the served adapter's: "BlueZ 5.x")
