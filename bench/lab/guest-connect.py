@@ -108,7 +108,7 @@ if mode == 'bluetoothctl-shell':
         os.execvp('bluetoothctl', ['bluetoothctl'])
     GLib.io_add_watch(fd, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, drain)
     ctx, end = GLib.MainContext.default(), time.monotonic() + 20
-    while time.monotonic() < end and not re.search(rb'\]#|# ', bytes(buf)):
+    while time.monotonic() < end and not re.search(rb'\]#|# |\]> ', bytes(buf)):   # 5.66 "[bluetooth]#", 5.82 "[bluetoothctl]>"
         ctx.iteration(False) or time.sleep(0.01)
     os.write(fd, ('select %s\n' % central).encode())
     settle = time.monotonic() + 1.0
