@@ -16,8 +16,8 @@ the floor, what any client of bluetoothd waits at least.
 
 The PropertiesChanged match on the device is in place before t0 (AddMatch is a blocking call in
 dbus-python). Prints one JSON line: milliseconds from t0 to Connected=true ("connected"), to
-ServicesResolved=true ("resolved", the figure), to Connect's reply or bluetoothctl's exit
-("reply"/"exit"), and bluetoothctl's output. Exit 0 when ServicesResolved came, 1 otherwise.
+ServicesResolved=true ("resolved", the figure), to Connect's reply or bluetoothctl's "Connection
+successful" ("reply"), and bluetoothctl's lines about the connection. Exit 0 when ServicesResolved came, 1 otherwise.
 """
 import json, os, pty, re, subprocess, sys, time
 import dbus, dbus.mainloop.glib
