@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-memory fuzz-long soak lab lab-chaos lab-newest release install uninstall deb deb-test
+.PHONY: demo test bench bench-peers bench-lab bench-memory fuzz-long soak lab lab-chaos lab-newest release install uninstall deb deb-test
 demo:
 	scripts/demo
 test:
@@ -11,6 +11,13 @@ bench:
 # storm (bench/peers/README.md). Not in CI: a long run. `make bench-peers ARGS='--rounds 3'`.
 bench-peers:
 	bench/peers/run $(ARGS)
+# Enter to device screen in the lab (issue 18): the app in tmux against bluetoothctl connect and a plain
+# python3-dbus Connect, ROUNDS interleaved rounds each (default 5) on the lab's example server
+# (PERIPHERAL=itag: Lab iTag); bookworm then trixie (LAB_SUITE=bookworm: one). Not in CI: prints figures
+# (docs/bench.md), fails only when a tool cannot connect at all. Boots its own lab, as `make lab` does.
+bench-lab:
+	swift build --product bleexplr
+	LAB_VERBOSE=1 BENCH_ROUNDS=$(or $(ROUNDS),5) BENCH_PERIPHERAL=$(or $(PERIPHERAL),example) Tests/Lab/run-tests.sh bench/lab/enter-to-device
 # Memory of the app with 10,000 demo devices, scanning and recording, over time (10 min).
 bench-memory:
 	scripts/install-deps
