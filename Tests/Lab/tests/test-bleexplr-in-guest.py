@@ -71,8 +71,8 @@ def heart_rate(addr, how):
     check(len(vals) == 3 and all(' bpm' in (v.get('decoded') or '') for v in vals),
           '%s: three values, decoded to bpm (%s)' % (how, ', '.join(str(v.get('decoded')) for v in vals)))
     m = ACQ.search(p.stderr)
-    check(bool(m) == (how == 'acquire'), '%s: stderr %s the AcquireNotify line%s' % (
-        how, 'has' if m else 'has no', ' (MTU %s)' % m.group(1) if m else ''))
+    check(bool(m) == (how == 'acquire'), '%s: %s' % (
+        how, 'stderr says AcquireNotify, MTU %s' % m.group(1) if m else 'no AcquireNotify line on stderr'))
 
 
 SERVE_CHAR = '626c6578-0000-4000-8000-00000000a001'
