@@ -16,6 +16,17 @@
 #   linkloss hciN    (bumble) controller N loses its LE links: both hosts see a supervision timeout (0x08)
 #   fixture ARGS     drive the fixtures: press | beacon [ibeacon|eddystone] on|off | adv NAME on|off |
 #                    stream [FILE] | drop | reset | state
+#   guest-bleexplr [VAR=value...] ARGS...   run the bleexplr binary INSIDE the VM on the guest's own system bus
+#                    (its Unix socket passes file descriptors, so AcquireNotify's socket works; DBUS_SYSTEM_BUS_ADDRESS
+#                    unset). The binary is $BLEEXPLR_BIN (default: this checkout's .build/debug/bleexplr); it goes
+#                    into the share with the libraries ldd finds outside /lib and /usr/lib (the Swift runtime), then
+#                    into the guest's /tmp/bleexplr, and runs with LD_LIBRARY_PATH (once per boot and build; a library
+#                    the guest lacks ends it with status 127 and its name). Leading VAR=value go to its environment
+#                    (BLEEXPLR_NOTIFY=start). Files for --record / --output: /xfer/bleexplr/run/ in the guest,
+#                    $LAB_CACHE/run/xfer/bleexplr/run/ on the host. stdout streams; stderr comes after it ends; the exit
+#                    status is bleexplr's (124: LAB_GUEST_TIMEOUT s, default 120, ran out and it got SIGTERM);
+#                    LAB_GUEST_TIMES=1 adds a last stderr line "lab-guest-times: user 0m1.2s sys 0m0.3s" (its CPU time);
+#                    LAB_GUEST_PIDFILE=NAME writes its pid to /xfer/bleexplr/run/NAME.pid (to end it: kill -TERM)
 #   logs [NAME...]   guest logs (default: stage2 bluetoothd fixtures; also btmon, bumble, gatt-server, ...)
 #   console          VM serial console + stage2 log
 #   cache-dir        print the cache directory (the top one: run state and test output live there)
@@ -974,6 +985,49 @@ cmd_bluetoothd() {   # bluetoothd kill [SIG] | start | restart: the guest's blue
   esac
 }
 
+GUEST_BX=/tmp/bleexplr   # in the guest (tmpfs): bleexplr and its Swift runtime, copied from $XFER/bleexplr
+
+guest_bx_install() {   # $BLEEXPLR_BIN + the non-system libraries it links into the share, when the build changed
+  local bin="${BLEEXPLR_BIN:-$LAB_DIR/../../.build/debug/bleexplr}" d="$XFER/bleexplr" want lib
+  [ -x "$bin" ] || die "no bleexplr binary at $bin (swift build first, or set BLEEXPLR_BIN)"
+  want="$(readlink -f "$bin") $(stat -L -c '%s %Y' "$bin")"
+  [ "$(cat "$d/stamp" 2>/dev/null)" = "$want" ] && return 0
+  ! ldd "$bin" | grep 'not found' >&2 || die "$bin: libraries not found on the host (above)"
+  rm -rf "$d"; mkdir -p "$d/lib" "$d/run"
+  cp -L "$bin" "$d/bleexplr"
+  # the host's glibc, libdbus, ncurses... are Debian's, as the guest's (bookworm or newer): only the toolchain's
+  for lib in $(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $3}'); do
+    case "$lib" in /lib/*|/lib64/*|/usr/lib/*|/usr/lib64/*) ;; *) cp -L "$lib" "$d/lib/" ;; esac
+  done
+  echo "$want" > "$d/stamp"
+}
+
+cmd_guest_bleexplr() {   # guest-bleexplr [VAR=value...] ARGS...
+  guest_bx_install
+  local to="${LAB_GUEST_TIMEOUT:-120}" envs="" id rc=0
+  while [ $# -gt 0 ] && [[ "$1" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do envs+="$(printf '%q ' "$1")"; shift; done
+  [ $# -gt 0 ] || die "usage: $0 guest-bleexplr [VAR=value...] ARGS..."
+  id="$(date +%s%N)-$$"
+  # (the copy into tmpfs: executing a 12 MB debug binary and 15 MB of runtime straight off 9p is slow under TCG)
+  local g="if ! cmp -s /xfer/bleexplr/stamp $GUEST_BX/stamp 2>/dev/null; then
+      rm -rf $GUEST_BX && mkdir -p $GUEST_BX && cp -r /xfer/bleexplr/bleexplr /xfer/bleexplr/lib $GUEST_BX/ || exit 127
+      miss=\$(LD_LIBRARY_PATH=$GUEST_BX/lib ldd $GUEST_BX/bleexplr | grep 'not found')
+      if [ -n \"\$miss\" ]; then echo \"the guest ($(cat "$RUN/suite" 2>/dev/null)) lacks libraries bleexplr needs (add their packages to PKGS in lab.sh):\" \$miss >&2; rm -rf $GUEST_BX; exit 127; fi
+      cp /xfer/bleexplr/stamp $GUEST_BX/stamp
+    fi
+    cd /tmp || exit 127
+    env -u DBUS_SYSTEM_BUS_ADDRESS LD_LIBRARY_PATH=$GUEST_BX/lib $envs\
+      timeout -k 10 $to $GUEST_BX/bleexplr $(printf '%q ' "$@")"
+  # LAB_GUEST_PIDFILE=NAME: in the background, its pid (timeout's: it passes a SIGTERM on) in /xfer/bleexplr/run/NAME.pid
+  [ -n "${LAB_GUEST_PIDFILE:-}" ] && g+=" & echo \$! > /xfer/bleexplr/run/${LAB_GUEST_PIDFILE//[^A-Za-z0-9_.-]/_}.pid; wait \$!"
+  # LAB_GUEST_TIMES=1: its CPU time too (bash's `times`, not in a subshell: this shell's children, timeout and bleexplr)
+  [ "${LAB_GUEST_TIMES:-}" = 1 ] && g+="; rc=\$?; times > /tmp/.bx-times.\$\$; set -- \$(tail -1 /tmp/.bx-times.\$\$); rm -f /tmp/.bx-times.\$\$
+    echo \"lab-guest-times: user \$1 sys \$2\" >&2; exit \$rc"
+  vm_exec $((to + 60)) "{ $g ; } 2> /xfer/bleexplr/run/$id.err" || rc=$?
+  cat "$XFER/bleexplr/run/$id.err" >&2 2>/dev/null; rm -f "$XFER/bleexplr/run/$id.err"
+  return $rc
+}
+
 cmd_logs() {   # logs [NAME...]: guest logs (default bluetoothd fixtures stage2); btmon decoded if LAB_BTMON=1
   local n names=("$@"); [ ${#names[@]} -gt 0 ] || names=(stage2 bluetoothd fixtures)
   for n in "${names[@]}"; do
@@ -1013,6 +1067,7 @@ case "${1:-}" in
   cache-dir) echo "$CACHE_TOP" ;;
   versions) cmd_versions ;;
   logs) shift; cmd_logs "$@" ;;
+  guest-bleexplr) shift; cmd_guest_bleexplr "$@" ;;
   console) cat "$RUN/console.log"; cat "$XFER/log/stage2.log" 2>/dev/null ;;
 
   *) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 2 ;;

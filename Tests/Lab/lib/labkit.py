@@ -2,6 +2,8 @@
 
 Tests run with /usr/bin/python3 (Debian's, with python3-dbus and python3-gi) and find the lab's bus in
 BLEEXPLR_LAB_BUS (tcp:host=127.0.0.1,port=17777). A test passes by exiting 0; `fail(...)` exits 1.
+bx() / Background.bleexplr() run the binary on the host over that TCP bus (no file descriptors pass there);
+guest_bleexplr() runs it inside the VM on the guest's Unix system bus, where AcquireNotify's socket does.
 """
 import json, os, signal, subprocess, sys, time
 import dbus, dbus.mainloop.glib
@@ -434,7 +436,7 @@ def tree_row(dev, uuid, bus=None):
     return rows.index(uuid.lower())
 
 
-# ------------------------------------------------------------------ the bleexplr binary in the background
+# ------------------------------------------------------------------ the bleexplr binary (on the host; guest_bleexplr: in the VM)
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
 
 
@@ -456,6 +458,55 @@ def bx(*args, timeout=60):
 def jsonl(p):
     """The JSON lines a finished `bx` printed."""
     return [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+
+
+def guest_bleexplr(*args, timeout=120, env=None, times=False, adapter='hci0', pidfile=None):
+    """Runs bleexplr INSIDE the VM on the guest's own system bus (a Unix socket, so file descriptors pass:
+    AcquireNotify's socket) as the central (hci0), through `lab.sh guest-bleexplr` (the binary of bleexplr_bin()
+    and its Swift runtime, copied in once per boot and build). env: variables for it (BLEEXPLR_NOTIFY='start').
+    After `timeout` s it gets SIGTERM and returns 124. Returns a CompletedProcess (returncode, stdout, stderr);
+    a library the guest lacks is status 127 with its name on stderr. times: a last stderr line
+    `lab-guest-times: user 0m1.23s sys 0m0.45s`, bleexplr's CPU time in the guest. GuestBackground: the same,
+    running while the test goes on."""
+    cmd = [_lab_sh_path(), 'guest-bleexplr'] + ['%s=%s' % kv for kv in (env or {}).items()] + ['--adapter', adapter] + list(args)
+    log('$ (in the guest)', ' '.join(cmd[2:]))
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 90,
+                       env=dict(os.environ, BLEEXPLR_BIN=bleexplr_bin(), LAB_GUEST_TIMEOUT=str(int(timeout)),
+                                LAB_GUEST_TIMES='1' if times else '', LAB_GUEST_PIDFILE=pidfile or ''))
+    for line in (p.stdout + p.stderr).splitlines():
+        log('  guest |', line)
+    return p
+
+
+class GuestBackground:
+    """guest_bleexplr(...) while the test goes on: `stop()` sends it SIGTERM (by its pid in the guest) and
+    returns its CompletedProcess (None if it did not end)."""
+
+    def __init__(self, *args, timeout=300, **kw):
+        import threading
+        self.name, self.out = 'bg-%d-%d' % (os.getpid(), id(self) % 100000), {}
+        self.th = threading.Thread(target=lambda: self.out.setdefault(
+            'p', guest_bleexplr(*args, timeout=timeout, pidfile=self.name, **kw)), daemon=True)
+        self.th.start()
+
+    def alive(self):
+        return self.th.is_alive()
+
+    def stop(self, timeout=30):
+        if self.alive():
+            lab_sh('exec', 'kill -TERM $(cat /xfer/bleexplr/run/%s.pid)' % self.name, timeout=timeout)
+        self.th.join(timeout)
+        return self.out.get('p')
+
+
+def guest_file(name):
+    """A file both sides see: (its path in the guest, for --record / --output; its path on the host)."""
+    top = subprocess.run([_lab_sh_path(), 'cache-dir'], capture_output=True, text=True, timeout=10).stdout.strip()
+    return '/xfer/bleexplr/run/' + name, os.path.join(top, 'run', 'xfer', 'bleexplr', 'run', name)
+
+
+def _lab_sh_path():
+    return os.environ.get('BLEEXPLR_LAB_SH') or os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lab.sh')
 
 
 class Background:
