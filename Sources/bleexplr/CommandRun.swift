@@ -32,7 +32,7 @@ final class CommandRun {
             self.loop.stop()
         }
         runner.onOutput = { [unowned self] in self.write($0) }
-        SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] _ in self.store.send(.interrupted) }
+        SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] in self.store.send(.interrupted(signal: $0)) }
         loop.beforeWait = { [unowned self] in self.runner.flush() }
         backend.start(loop: loop) { [unowned self] event, at in
             if case .advertisementsReceived = event { self.batches += 1 }

@@ -97,7 +97,7 @@ final class ServeRun {
     }
 
     func run() -> Int32 {
-        SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] _ in self.store.send(.interrupted) }
+        SignalPipe.install([SIGINT, SIGTERM, SIGHUP], loop: loop) { [unowned self] in self.store.send(.interrupted(signal: $0)) }
         if printer.json == false, isatty(STDOUT_FILENO) != 0, isatty(STDIN_FILENO) != 0, let t = try? Terminal() {
             terminal = t
             loop.addReader(fd: STDIN_FILENO) { [unowned self] in self.readKeys() }
@@ -145,7 +145,7 @@ final class ServeRun {
         guard let t = terminal else { return }
         for key in t.readKeys() {
             switch key {
-            case .char("q"), .ctrl("c"): store.send(.interrupted)
+            case .char("q"), .ctrl("c"): store.send(.interrupted(signal: SIGINT))
             case .resize: t.invalidate()
             default: break
             }

@@ -51,6 +51,17 @@ struct ExitCodeEndToEndTests {
         #expect(code == 0)
     }
 
+    /// A command cut short by a signal: 128 + the signal, as `--help` says; one that runs until
+    /// stopped: 0 (the shell's `$?` of the real binary, signalled after a second on the demo).
+    @Test func aSignalGivesTheStatusHelpPromises() throws {
+        for (sig, finite, open) in [("TERM", 143, 0), ("HUP", 129, 0), ("INT", 130, 0)] {
+            for (args, want) in [("notify E4:1C:22:5D:90:11 2A37 --count 1000", finite), ("notify E4:1C:22:5D:90:11 2A37", open)] {
+                let (code, out) = try Self.sh("\(Self.bin) --demo \(args) > /dev/null & p=$!; sleep 1.5; kill -\(sig) $p; wait $p")
+                #expect(code == Int32(want), "SIG\(sig) to \(args): \(code) \(out)")
+            }
+        }
+    }
+
     @Test func helpListsTheStatuses() throws {
         let (code, out) = try Self.sh("\(Self.bin) --help")
         #expect(code == 0)

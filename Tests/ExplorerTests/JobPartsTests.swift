@@ -78,7 +78,7 @@ struct JobPartsTests {
         Fixture.apply(&s, Fixture.report(Fixture.hrm, name: "Demo HRM", rssi: -50))
         Fixture.apply(&s, Fixture.report(Fixture.itag, name: "Demo iTag", rssi: -60))
         Fixture.apply(&s, .connected(Fixture.hrm))
-        let out = Reducer.reduce(&s, .interrupted)
+        let out = Reducer.reduce(&s, .interrupted(signal: 2))
         #expect(out.contains(.backend(.disconnect(Fixture.hrm))) && out.contains(.backend(.disconnect(Fixture.itag))))
         Fixture.apply(&s, .disconnected(Fixture.hrm, .local))
         #expect(s.job?.parts[0].exitCode == 0 && s.job?.exitCode == nil)   // the iTag's disconnect has not come

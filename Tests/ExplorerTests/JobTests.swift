@@ -189,11 +189,18 @@ struct JobTests {
     @Test func aSignalEndsAnOpenEndedCommandAsSuccessAndOthersAsInterrupted() {
         var open = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: nil))
         _ = Motor.ready(&open)
-        _ = Reducer.reduce(&open, .interrupted)
+        _ = Reducer.reduce(&open, .interrupted(signal: 2))
         #expect(open.job?.phase == .leaving(exitCode: 0))
-        var read = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
-        _ = Reducer.reduce(&read, .appStarted(recordTo: nil))
-        #expect(Reducer.reduce(&read, .interrupted).last == .finish(exitCode: 130))
+        // 128 + the signal, as a shell says it: Ctrl-C 130, SIGTERM 143, SIGHUP 129; the open-ended one 0 for each.
+        for (signal, code) in [(Int32(2), Int32(130)), (15, 143), (1, 129)] {
+            var read = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+            _ = Reducer.reduce(&read, .appStarted(recordTo: nil))
+            #expect(Reducer.reduce(&read, .interrupted(signal: signal)).last == .finish(exitCode: code), "signal \(signal)")
+            var open = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: nil))
+            _ = Motor.ready(&open)
+            _ = Reducer.reduce(&open, .interrupted(signal: signal))
+            #expect(open.job?.phase == .leaving(exitCode: 0), "signal \(signal)")
+        }
     }
 
     @Test func servicesNameWhatTheDescriptorsSay() {

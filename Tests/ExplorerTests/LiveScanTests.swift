@@ -42,7 +42,7 @@ struct LiveScanTests {
         e = Self.events(Reducer.reduce(&s, .tick(s.now + 1)))
         #expect(e.isEmpty)
         // Stopped by a signal: it ran until stopped, so that is success.
-        #expect(Reducer.reduce(&s, .interrupted) == [.cancelTimer(.find), .cancelTimer(.connect), .cancelTimer(.operation),
+        #expect(Reducer.reduce(&s, .interrupted(signal: 2)) == [.cancelTimer(.find), .cancelTimer(.connect), .cancelTimer(.operation),
                                                      .cancelTimer(.reconnect), .finish(exitCode: 0)])
     }
 
@@ -51,7 +51,7 @@ struct LiveScanTests {
         s.job = JobState(job: .scan(duration: 2))
         #expect(Reducer.reduce(&s, .appStarted(recordTo: nil)) == [.backend(.startScan), .startTimer(.duration, after: 2)])
         #expect(Self.events(Fixture.apply(&s, Fixture.report(Fixture.hrm, name: "Demo HRM", rssi: -50))).isEmpty)
-        #expect(Reducer.reduce(&s, .interrupted).last == .finish(exitCode: 130))
+        #expect(Reducer.reduce(&s, .interrupted(signal: 2)).last == .finish(exitCode: 130))
     }
 
     @Test func linesAsTextAndJSON() {

@@ -101,8 +101,8 @@ struct ServeReducerTests {
         var t = Self.serving()
         _ = Reducer.reduce(&t, .served(.registered(adapter: "hci7"), mtu: nil, at: Self.t0))
         #expect(!Reducer.reduce(&t, .served(.registrationFailed("x"), mtu: nil, at: Self.t0)).contains(.serve(.stop)))
-        #expect(Reducer.reduce(&t, .interrupted) == [.serve(.stop)])
-        #expect(Reducer.reduce(&t, .interrupted) == [])
+        #expect(Reducer.reduce(&t, .interrupted(signal: 2)) == [.serve(.stop)])
+        #expect(Reducer.reduce(&t, .interrupted(signal: 2)) == [])
         #expect(Reducer.reduce(&t, .serveStopped) == [.finish(exitCode: 0)])
     }
 }

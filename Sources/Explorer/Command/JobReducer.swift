@@ -25,8 +25,10 @@ enum JobReducer {
             out = backend(&s, &job, event, at: at)
         case let .jobTimerFired(timer):
             out = timerFired(&s, &job, timer)
-        case .interrupted:
-            out = leave(&s, &job, exitCode: job.job.isOpenEnded ? 0 : 130)
+        case let .interrupted(signal):
+            // A command that runs until stopped was stopped: done. Any other was cut short:
+            // 128 + the signal, as a shell reports it (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+            out = leave(&s, &job, exitCode: job.job.isOpenEnded ? 0 : 128 + signal)
         case let .hookReported(report, nil):
             if case .watch = job.job { out = [.output(.watch(event: "hook", message: report.text, seq: report.seq))] }
         case .tick:

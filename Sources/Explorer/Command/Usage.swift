@@ -13,7 +13,7 @@ public enum Usage {
         + wrap(signalStatuses, width: width - 7).enumerated().map { ($0.offset == 0 ? "  130  " : "       ") + $0.element })
         .joined(separator: "\n")
 
-    static let signalStatuses = "interrupted by Ctrl-C (0 for watch, monitor, notify without --count, scan without --duration); 129 SIGHUP, 143 SIGTERM"
+    static let signalStatuses = "interrupted by Ctrl-C; 143 SIGTERM, 129 SIGHUP (0 for each in watch, monitor, serve, notify without --count, scan without --duration)"
 
     public static let width = 92
     static let indent = 21

@@ -88,8 +88,9 @@ public enum Action: Equatable, Sendable {
     case appStarted(recordTo: String?)
     /// A command's timer ran out (set by `Effect.startTimer`).
     case jobTimerFired(JobTimer)
-    /// SIGINT, SIGTERM or SIGHUP to a command: it leaves as it would when done.
-    case interrupted
+    /// SIGINT, SIGTERM or SIGHUP (its number) to a command: it leaves as it would when done,
+    /// with 128 + the signal, or 0 for a command that runs until stopped.
+    case interrupted(signal: Int32)
     // serve: the GATT server and stdin
     /// What a central (or bluetoothd) did to the served peripheral; `mtu` the link's, if known.
     case served(ServeEvent, mtu: Int?, at: Timestamp)
