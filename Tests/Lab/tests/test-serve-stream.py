@@ -25,17 +25,8 @@ def stream(addr, d, size, framing):
         f.write(payload)
     srv = common.Server('--stream', src, '--char', CHAR, *(['--framing', 'seq'] if framing == 'seq' else []))
     try:
-        srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers')
-        out = {}
-        th = threading.Thread(target=lambda: out.setdefault('p', common.bx(
-            'notify', addr, CHAR, '--until', 'EOM', '--output', dst, '--json', timeout=600)))
-        th.start()
-        start = srv.wait(lambda e: e.get('event') == 'stream-start', 60, 'starts streaming when the central subscribes')
-        check(start.get('framing') == framing, 'serve streams with framing %s (%s)' % (framing, start))
-        done = srv.wait(lambda e: e.get('event') in ('stream-done', 'stream-stopped'), 600, 'finishes the stream')
-        check(done['event'] == 'stream-done', 'the whole file was sent (%s)' % done)
-        th.join(120)
-        p = out.get('p')
+        start, done, p = common.notify_stream(srv, addr, CHAR, dst)
+        check(start.get('framing') == framing, 'serve streamed with framing %s (%s)' % (framing, start))
         check(p is not None and p.returncode == 0, 'notify --until EOM exits 0 (%s)' % (p and p.stderr))
         msg = common.jsonl(p)[-1]
         check(msg.get('framing') == framing, 'notify read the frames as %s without being told (%s)' % (framing, msg))

@@ -98,6 +98,21 @@ class Server:
         return self.p.returncode
 
 
+def notify_stream(srv, addr, char, dst, start_timeout=60):
+    """With `srv` (serve --stream) up: `bleexplr notify ADDR CHAR --until EOM --output DST --json`
+    subscribes, serve streams to its end; (stream-start, stream-done, notify's process or None)."""
+    srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers')
+    out = {}
+    th = threading.Thread(target=lambda: out.setdefault('p', bx(
+        'notify', addr, char, '--until', 'EOM', '--output', dst, '--json', timeout=600)))
+    th.start()
+    start = srv.wait(lambda e: e.get('event') == 'stream-start', start_timeout, 'starts streaming when the central subscribes')
+    done = srv.wait(lambda e: e.get('event') in ('stream-done', 'stream-stopped'), 600, 'finishes the stream')
+    check(done['event'] == 'stream-done', 'the whole file was sent (%s)' % done)
+    th.join(120)
+    return start, done, out.get('p')
+
+
 def adapter_address(name):
     b = connect_bus()
     props = dbus.Interface(b.get_object(BLUEZ, '/org/bluez/' + name), 'org.freedesktop.DBus.Properties')

@@ -75,16 +75,7 @@ def stream(addr, d, framing):
     cap = Capture(framing)
     srv = common.Server('--stream', src, '--char', CHAR, *(['--framing', 'seq'] if framing == 'seq' else []))
     try:
-        srv.wait(lambda e: e.get('event') == 'advertising', 30, 'registers')
-        out = {}
-        th = threading.Thread(target=lambda: out.setdefault('p', common.bx(
-            'notify', addr, CHAR, '--until', 'EOM', '--output', dst, '--json', timeout=600)))
-        th.start()
-        start = srv.wait(lambda e: e.get('event') == 'stream-start', 90, 'starts streaming when the central subscribes')
-        done = srv.wait(lambda e: e.get('event') in ('stream-done', 'stream-stopped'), 600, 'finishes the stream')
-        check(done['event'] == 'stream-done', 'the whole file was sent (%s)' % done)
-        th.join(120)
-        p = out.get('p')
+        start, done, p = common.notify_stream(srv, addr, CHAR, dst, start_timeout=90)
         check(p is not None, 'notify finished')
         log('THROUGHPUT %s sender: %s bytes in %s chunks of %s, %s s, %s kbit/s' % (
             framing, done['bytes'], done['chunks'], start['chunk'], done['seconds'], done['kbitPerSecond']))
