@@ -119,7 +119,7 @@ extension BlueZBackend {
 
     func pair(_ id: PeripheralID) {
         guard let path = devicePaths[id] else {
-            send(.pairCompleted(id, .failed("bluetoothd does not know this device (any more)")))
+            send(.pairCompleted(id, .failed(Self.notKnown)))
             return
         }
         // Pairing waits for the user at the agent's prompt: BlueZ's own timeout applies.
@@ -131,10 +131,12 @@ extension BlueZBackend {
         }
     }
 
-    /// A device bluetoothd no longer knows (it restarted, or removed it): said, never a key
-    /// that does nothing.
+    /// Why a command for a device bluetoothd no longer knows (it restarted, or removed it) did not go out.
+    static let notKnown = "bluetoothd does not know this device (any more)"
+
+    /// A command for a device bluetoothd no longer knows: said, never a key that does nothing.
     func unknown(_ id: PeripheralID, _ what: String) {
-        send(.failure(.failed("cannot \(what) \(id): bluetoothd does not know this device (any more)")))
+        send(.failure(.failed("cannot \(what) \(id): \(Self.notKnown)")))
     }
 
     func setDeviceFlag(_ id: PeripheralID, _ name: String, _ on: Bool) {

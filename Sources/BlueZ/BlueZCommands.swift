@@ -188,7 +188,7 @@ extension BlueZBackend {
 
     func connect(_ id: PeripheralID, attempt: Int) {
         guard let path = devicePaths[id] else {
-            send(.connectFailed(id, .failed("bluetoothd does not know this device (any more)")))
+            send(.connectFailed(id, .failed(Self.notKnown)))
             return
         }
         send(.connecting(id, attempt: attempt))

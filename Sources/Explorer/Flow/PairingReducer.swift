@@ -219,8 +219,13 @@ enum PairingReducer {
             return error
         }
         s.peripherals[id]?.bond.paired = true
-        s.alert = Alert(.info, "Paired with \(name(s, id))" + (error.map { pairedAnyway($0.description) } ?? ""), at: s.now)
+        s.alert = Alert(.info, paired(s, id, though: error?.description), at: s.now)
         return nil
+    }
+
+    /// "Paired with X", and, when bluetoothd's Pair said it failed (`though`), what it said.
+    static func paired(_ s: AppState, _ id: PeripheralID, though error: String?) -> String {
+        "Paired with \(name(s, id))" + (error.map(pairedAnyway) ?? "")
     }
 
     /// What a pairing that bluetoothd said failed, on a device it says is paired, adds.
@@ -236,7 +241,6 @@ enum PairingReducer {
         let prefix = failed(s, id) + ": "
         guard !was, bond.paired, let alert = s.alert, alert.level == .error, alert.message.hasPrefix(prefix),
               !alert.message.contains("; then disconnected") else { return }
-        let error = alert.message.dropFirst(prefix.count)
-        s.alert = Alert(.info, "Paired with \(name(s, id))" + pairedAnyway(String(error)), at: s.now)
+        s.alert = Alert(.info, paired(s, id, though: String(alert.message.dropFirst(prefix.count))), at: s.now)
     }
 }
