@@ -424,6 +424,12 @@ class TmuxApp:
         return s
 
 
+def adapter_address(name, bus=None):
+    """The address of the lab's adapter `name` (hci0 the central, hci7 serve's, ...)."""
+    props = dbus.Interface((bus or connect_bus()).get_object(BLUEZ, '/org/bluez/' + name), 'org.freedesktop.DBus.Properties')
+    return str(props.Get('org.bluez.Adapter1', 'Address'))
+
+
 def tree_row(dev, uuid, bus=None):
     """Where characteristic `uuid` of device path `dev` is in bleexplr's device tree: services in
     path (handle) order, each followed by its characteristics (j that many times from the top)."""
@@ -492,11 +498,15 @@ class GuestBackground:
     def alive(self):
         return self.th.is_alive()
 
+    def wait(self, timeout):
+        """Its CompletedProcess once it ended by itself (None: still running after `timeout` s)."""
+        self.th.join(timeout)
+        return self.out.get('p')
+
     def stop(self, timeout=30):
         if self.alive():
             lab_sh('exec', 'kill -TERM $(cat /xfer/bleexplr/run/%s.pid)' % self.name, timeout=timeout)
-        self.th.join(timeout)
-        return self.out.get('p')
+        return self.wait(timeout)
 
 
 def guest_file(name):

@@ -14,7 +14,7 @@ Notifying true and NotifyAcquired false. Then BlueZ's example server's Heart Rat
 a second) the same two ways: three values each, decoded to bpm.
 With LAB_GUEST_RATE=1, figures (no timing asserted): notifications per second and bleexplr's CPU time
 through each path, from Lab Stream (hci3) and from `bleexplr serve --stream` run in the guest on hci7."""
-import json, os, re, sys, threading, time
+import json, os, re, sys, time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
 from labkit import *
@@ -22,10 +22,6 @@ from labkit import *
 ACQ = re.compile(r'notifications through a socket \(AcquireNotify\), MTU (\d+)')
 PRESSES = [b'\x11', b'\x22', b'\x33']
 FFE1, HRM = u16('ffe1'), u16('2a37')
-
-
-def adapter_address(bus, name):
-    return str(dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/' + name), PROPS).Get(ADAPTER_I, 'Address'))
 
 
 def chrc_props(bus, address, uuid):
@@ -36,27 +32,19 @@ def chrc_props(bus, address, uuid):
             return ifs[CHRC_I]
 
 
-def in_background(*args, **kw):
-    out = {}
-    th = threading.Thread(target=lambda: out.setdefault('p', guest_bleexplr(*args, **kw)), daemon=True)
-    th.start()
-    return th, out
-
-
 def itag(bus, fx, addr, how, record=None):
     """notify FFE1 --count 3 in the guest while the tag is pressed three times; returns (process, bluetoothd's props)."""
     env = {'BLEEXPLR_NOTIFY': 'start'} if how == 'start' else None
     rec = ['--record', record] if record else []
-    th, out = in_background(*rec, 'notify', addr, 'FFE1', '--count', str(len(PRESSES)), '--json', timeout=90, env=env)
-    ok = pump(75, lambda: bool(fx.State()['itag']['key_notifying']) or not th.is_alive())
-    check(ok and th.is_alive(), '%s: bleexplr in the guest subscribed to FFE1 (the tag sees its CCCD written)' % how)
+    bg = GuestBackground(*rec, 'notify', addr, 'FFE1', '--count', str(len(PRESSES)), '--json', timeout=90, env=env)
+    ok = pump(75, lambda: bool(fx.State()['itag']['key_notifying']) or not bg.alive())
+    check(ok and bg.alive(), '%s: bleexplr in the guest subscribed to FFE1 (the tag sees its CCCD written)' % how)
     props = pump(10, lambda: chrc_props(bus, addr, FFE1))
     check(props is not None, '%s: bluetoothd has FFE1 under hci0' % how)
     for v in PRESSES:
         check(bool(fx.PressValue(dbus.Array(list(v), signature='y'))), '%s: press %s notified' % (how, v.hex()))
         time.sleep(0.5)
-    th.join(60)
-    p = out.get('p')
+    p = bg.wait(60)
     check(p is not None and p.returncode == 0, '%s: notify --count %d exits 0 (%s)' % (how, len(PRESSES), p and p.returncode))
     got = [v['hex'] for v in jsonl(p)]
     check(got == [v.hex() for v in PRESSES], '%s: the presses arrive in order: %s' % (how, ' '.join(got)))
@@ -111,7 +99,7 @@ def rates(bus, fx, stream):
         adv = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/hci7'), PROPS)
         check(pump(60, lambda: int(adv.Get('org.bluez.LEAdvertisingManager1', 'ActiveInstances')) > 0 or not srv.alive()),
               'serve --stream in the guest advertises on hci7')
-        addr = adapter_address(bus, 'hci7')
+        addr = adapter_address('hci7', bus)
         for how in ('acquire', 'start', 'acquire', 'start'):
             pump(1.5)
             rate(addr, SERVE_CHAR, big, how, 'serve')
@@ -123,7 +111,7 @@ def rates(bus, fx, stream):
 def test():
     check(os.access(bleexplr_bin(), os.X_OK), 'bleexplr binary at %s (build it first)' % bleexplr_bin())
     bus, fx = connect_bus(), Fixtures()
-    tag, hr, stream = (adapter_address(bus, h) for h in ('hci2', 'hci1', 'hci3'))
+    tag, hr, stream = (adapter_address(h, bus) for h in ('hci2', 'hci1', 'hci3'))
     p = guest_bleexplr('--version', timeout=60)
     check(p.returncode == 0 and p.stdout.startswith('bleexplr'), 'the binary runs in the guest: %s' % p.stdout.strip())
 

@@ -113,12 +113,6 @@ def notify_stream(srv, addr, char, dst, start_timeout=60):
     return start, done, out.get('p')
 
 
-def adapter_address(name):
-    b = connect_bus()
-    props = dbus.Interface(b.get_object(BLUEZ, '/org/bluez/' + name), 'org.freedesktop.DBus.Properties')
-    return str(props.Get('org.bluez.Adapter1', 'Address'))
-
-
 def test():
     check(os.access(BIN, os.X_OK), 'bleexplr binary at %s (build it first)' % BIN)
     addr = adapter_address('hci7')
