@@ -1,4 +1,4 @@
-.PHONY: demo test bench bench-peers bench-lab bench-memory fuzz-long soak lab lab-chaos lab-newest release install uninstall deb deb-test
+.PHONY: demo test bench bench-peers bench-lab bench-link bench-memory fuzz-long soak lab lab-chaos lab-newest release install uninstall deb deb-test
 demo:
 	scripts/demo
 test:
@@ -18,6 +18,13 @@ bench-peers:
 bench-lab:
 	swift build --product bleexplr
 	LAB_VERBOSE=1 BENCH_ROUNDS=$(or $(ROUNDS),5) BENCH_PERIPHERAL=$(or $(PERIPHERAL),example) Tests/Lab/run-tests.sh bench/lab/enter-to-device
+# The link at full speed in the lab (issue 18): notifications a second received and lost, Write Commands a
+# second, CPU a notification, bleexplr (the release build) next to bleak (pinned, bench/lab/link-requirements.txt)
+# and bluetoothctl, every client inside the VM on its Unix bus; ROUNDS interleaved rounds (default 3), bookworm
+# then trixie (LAB_SUITE=bookworm: one). Not in CI: prints figures (docs/bench.md). Boots its own lab.
+bench-link:
+	swift build -c release --product bleexplr --static-swift-stdlib
+	LAB_VERBOSE=1 BENCH_ROUNDS=$(or $(ROUNDS),3) BLEEXPLR_BIN=$(CURDIR)/.build/release/bleexplr Tests/Lab/run-tests.sh bench/lab/link-speed
 # Memory of the app with 10,000 demo devices, scanning and recording, over time (10 min).
 bench-memory:
 	scripts/install-deps
