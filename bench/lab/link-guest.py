@@ -740,7 +740,8 @@ def main():
     addr = str(prop('/org/bluez/' + PERIPH, ADAPTER_I, 'Address'))
     central = str(prop('/org/bluez/hci0', ADAPTER_I, 'Address'))
     dev = '/org/bluez/hci0/dev_' + addr.replace(':', '_')
-    pids = {'bluetoothd': pid_of('bluetoothd'), 'dbus': pid_of('dbus-daemon'), 'bumble': bumble_pid()}
+    pids = {'bluetoothd': pid_of('bluetoothd'), 'dbus': pid_of('dbus-daemon'), 'bumble': bumble_pid(),
+            'sender': periph.proc.pid, 'driver': os.getpid()}
     acl = {'hci0': hci_stats(0)[0], PERIPH: hci_stats(int(PERIPH[3:]))[0]}
     # what the lab costs with no link up: its background (Bumble's controllers advertising for the fixtures)
     idle0, t_idle = snapshot(pids), time.monotonic()
