@@ -279,10 +279,16 @@ def link_down(dev, timeout=20):
 
 
 def discover(dev, timeout=30):
-    """A discovery on hci0 until bluetoothd knows the peripheral; then stopped."""
+    """hci0 forgets the peripheral, then a discovery until bluetoothd knows it again; then stopped. Forgotten
+    first: bluetoothd keeps a device's GATT objects after a disconnect, and a bluetoothctl started then adds
+    them before its `select` makes hci0 its controller, so it never lists them (gatt.select-attribute finds
+    nothing); every client starts from the same state."""
     ad = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/hci0'), ADAPTER_I)
-    if prop(dev, DEV_I, 'Address') is not None and prop(dev, DEV_I, 'RSSI') is not None:
-        return True
+    if prop(dev, DEV_I, 'Address') is not None:
+        try:
+            ad.RemoveDevice(dbus.ObjectPath(dev))
+        except dbus.DBusException as e:
+            emit('info', what='RemoveDevice: %s' % e.get_dbus_message())
     try:
         ad.SetDiscoveryFilter(dbus.Dictionary({'Transport': 'le', 'DuplicateData': dbus.Boolean(True)}, signature='sv'))
         ad.StartDiscovery()
@@ -527,6 +533,9 @@ def notify_run(name, rnd, periph, q, addr, dev, central, pids):
         sampler.stop()
         if cap:
             capture_stop(cap[0])
+        if c.p.poll() is None:   # a run that ended early: its client goes too
+            c.send('quit\n')
+            c.end(10)
     r['exit'] = rc
     r['stderr'] = c.stderr()[-600:]
     r['periph_events'] = state['periph']
@@ -693,6 +702,9 @@ def write_run(name, rnd, periph, q, addr, dev, central, pids, count=None):
         sampler.stop()
         if cap:
             capture_stop(cap[0])
+        if c.p.poll() is None:
+            c.send('quit\n')
+            c.end(10)
     r['exit'] = rc
     r['periph_events'] = state.get('periph', [])
     if not rep.get('count'):

@@ -13,7 +13,7 @@
       process writes into that socket in a blocking loop: it goes exactly as fast as bluetoothd
       takes them (the socket's buffer is the back-pressure). Past that bluetoothd queues them in its
       ATT layer for the link; the count written is what bluetoothd accepted: the reference for "lost".
-  WRITE_UUID (write-without-response): counts what arrives. It has WriteAcquired, so bluetoothd
+  WRITE_UUID (write-without-response, and read: a writer may read to learn that all went): counts what arrives. It has WriteAcquired, so bluetoothd
       hands each Write Command to a socket (the server side of AcquireWrite, given a large buffer)
       instead of a WriteValue call; WriteValue is counted too, should bluetoothd use it.
 
@@ -175,7 +175,7 @@ class Sink(Chrc):
     """Server side of AcquireWrite (and WriteValue, counted the same), for Write Commands."""
 
     def __init__(self, app, svc, n):
-        super().__init__(app, svc, n, WRITE_UUID, ['write-without-response'], {'WriteAcquired': dbus.Boolean(False)})
+        super().__init__(app, svc, n, WRITE_UUID, ['read', 'write-without-response'], {'WriteAcquired': dbus.Boolean(False)})
         self.lock = threading.Lock()
         self.reset()
 
