@@ -740,7 +740,19 @@ def write_run(name, rnd, periph, q, addr, dev, central, pids, count=None):
         r['chunk'] = w.get('chunkSize')
         r['path_said'] = w.get('path')
     elif name.startswith('bleexplr'):
+        # it ended without its stream-written line: say why, count what it said it wrote (its EOM apart)
+        m = re.search(r'after (\d+) of (\d+) writes', r['stderr'])
         r['lines'] = state['lines'][-5:]
+        if m:
+            r['sent'] = int(m.group(1)) - 1
+            r['ended'] = r['stderr'].strip().splitlines()[-1][:200]
+            r['path_said'] = 'AcquireWrite' if 'AcquireWrite' in r['stderr'] else 'WriteValue'
+            if state.get('exited'):
+                state['done'] = (state['exited'], dict(arrived_snap, consumer=sampler.cpu_at(state['exited'])))
+            t_burst = sampler.burst(3, 10)
+            if t_burst is not None and state['start'] and t_burst < state['start'][0]:
+                state['start'] = (t_burst, dict(state['start'][1], consumer=sampler.cpu_at(t_burst)))
+                r['start_from'] = 'hci0 burst'
     if state['start'] and state['done']:
         t0, c0 = state['start']
         t1, c1 = state['done']
