@@ -70,6 +70,24 @@ struct JobTests {
         #expect(Motor.heard(&s) == [])
     }
 
+    @Test func aConnectionTimeoutSaysWhereItStood() {
+        var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Reducer.reduce(&s, .appStarted(recordTo: nil))
+        _ = Motor.heard(&s)
+        Fixture.apply(&s, .connecting(Motor.id, attempt: 1))
+        Fixture.apply(&s, .connected(Motor.id))
+        let effects = Reducer.reduce(&s, .jobTimerFired(.connect))
+        #expect(effects.first == .output(.failure(
+            "connecting to C8:2B:96:0E:51:3A timed out after 45 s: the link is up, but bluetoothd resolved no services")))
+
+        var never = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Reducer.reduce(&never, .appStarted(recordTo: nil))
+        _ = Motor.heard(&never)
+        Fixture.apply(&never, .connecting(Motor.id, attempt: 2))
+        #expect(Reducer.reduce(&never, .jobTimerFired(.connect)).first == .output(.failure(
+            "connecting to C8:2B:96:0E:51:3A timed out after 45 s: the link never came up (attempt 2)")))
+    }
+
     @Test func aFailedReadIsTheExitStatusAndOneLine() {
         var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
         _ = Motor.ready(&s)

@@ -429,7 +429,7 @@ enum JobReducer {
                 // Stuck (a link that never came up or never went down): start again.
                 return [watchSays("link", "not ready after \(Int(connectTimeout)) s")] + reconnect(&s, &job, disconnectFirst: true)
             }
-            return fail(&s, &job, "connecting to \(job.job.address ?? "") timed out")
+            return fail(&s, &job, connectTimedOut(s, job))
         case (.operation, .working):
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
             return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "")")
@@ -445,6 +445,21 @@ enum JobReducer {
         default:
             return []
         }
+    }
+
+    /// Where the connection stood when its timer fired: a link that never came up is not a
+    /// link whose services bluetoothd never resolved (seen in the lab when the peer's side of
+    /// the last link was not yet down), and the user needs to know which.
+    static func connectTimedOut(_ s: AppState, _ job: JobState) -> String {
+        let address = job.job.address ?? ""
+        let stood: String
+        switch job.target.flatMap({ s.peripherals[$0]?.connection }) {
+        case .resolvingServices?: stood = "the link is up, but bluetoothd resolved no services"
+        case .readingDescriptors?: stood = "services resolved, but their descriptors were not all read"
+        case let .connecting(attempt)?: stood = attempt > 1 ? "the link never came up (attempt \(attempt))" : "the link never came up"
+        default: stood = "no link"
+        }
+        return "connecting to \(address) timed out after \(Int(connectTimeout)) s: \(stood)"
     }
 
     /// `watch`: connect again after a backoff that grows with the failed attempts.
