@@ -430,6 +430,28 @@ def adapter_address(name, bus=None):
     return str(props.Get('org.bluez.Adapter1', 'Address'))
 
 
+def link_down(peer=None, timeout=20.0, bus=None):
+    """Waits until the LE link between hci0 and `peer` (an address; None: every peer) is down on BOTH
+    sides that this one bluetoothd serves: hci0's dev_PEER and the peripheral adapter's dev_<hci0> (the
+    lab's fixtures and `serve` run on the same bluetoothd as the central). The central's
+    Connected=false can come first; a Connect made while the peripheral's side still held the last link
+    hung without the link coming up, or came up with no services resolved (bluetoothd logged "already
+    connected"), in CI and here. A lab artifact (a real peripheral is another machine), so tests that
+    connect back to back wait for it. Returns the seconds waited."""
+    bus = bus or connect_bus()
+    central = adapter_address('hci0', bus).replace(':', '_')
+    mine = '/org/bluez/hci0/dev_' + (peer.replace(':', '_') if peer else '')
+    theirs = '/dev_' + central
+    om = dbus.Interface(bus.get_object(BLUEZ, '/'), OM)
+    def up():
+        return [str(p) for p, i in om.GetManagedObjects().items() if DEV_I in i and bool(i[DEV_I].get('Connected'))
+                and ((str(p) == mine if peer else str(p).startswith(mine))
+                     or (str(p).endswith(theirs) and not str(p).startswith('/org/bluez/hci0/')))]
+    t0 = time.monotonic()
+    check(pump(timeout, lambda: not up()), 'the link to %s is down on both sides (still up: %s)' % (peer or 'every peer', up()))
+    return time.monotonic() - t0
+
+
 def tree_row(dev, uuid, bus=None):
     """Where characteristic `uuid` of device path `dev` is in bleexplr's device tree: services in
     path (handle) order, each followed by its characteristics (j that many times from the top)."""
