@@ -134,7 +134,7 @@ final class ServeRun {
             if sent == chunks.count, let end { _ = server.notify(uuid, end) }
             store.send(.serveWindowSent(generation: generation, sent: sent, at: Timestamp.now()))
             if sent == chunks.count, end == nil {
-                server.drained { [unowned self] ok in self.store.send(.serveDrained(generation: generation, ok: ok, at: Timestamp.now())) }
+                server.drained(uuid) { [unowned self] ok in self.store.send(.serveDrained(generation: generation, ok: ok, at: Timestamp.now())) }
             }
         case .stop:
             server.stop { [unowned self] in self.store.send(.serveStopped) }

@@ -12,6 +12,9 @@ public enum ServeEvent: Equatable, Sendable {
     case read(CharacteristicEvent, offset: Int, bytes: Bytes)
     case written(CharacteristicEvent, bytes: Bytes, type: String)
     case subscribed(CharacteristicEvent)
+    /// A central subscribed, and bluetoothd took a socket for the notifications
+    /// (AcquireNotify), telling the link's MTU.
+    case acquired(CharacteristicEvent, mtu: Int)
     case unsubscribed(CharacteristicEvent)
     /// A central confirmed an indication.
     case confirmed(CharacteristicEvent)

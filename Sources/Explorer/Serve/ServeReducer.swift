@@ -115,12 +115,15 @@ enum ServeReducer {
     static func streamHeard(_ s: inout ServeState, _ e: ServeEvent, mtu: Int?, at: Timestamp) -> [Effect] {
         guard var st = s.sending else { return [] }
         switch e {
-        case let .subscribed(c) where c.uuid == st.char && !c.descriptor:
+        case let .subscribed(c) where c.uuid == st.char && !c.descriptor,
+             let .acquired(c, _) where c.uuid == st.char:
             st.generation += 1
             st.offset = 0
             st.chunks = 0
             // (MTU - 3), and never more than ATT's longest value: bluetoothd cuts a longer
             // notification to 512 bytes (seen in the lab at MTU 517, 514-byte chunks).
+            var mtu = mtu
+            if case let .acquired(_, m) = e { mtu = m }   // this link's, not the largest seen
             st.chunk = min(StreamSend.longestValue, max(20, (mtu ?? 23) - 3))
             st.running = true
             st.startedAt = at
@@ -218,6 +221,7 @@ enum ServeReducer {
             return ServeLine("read", attr(c) + [.init("offset", offset > 0 ? String(offset) : nil), .init("hex", hex(bytes, separator: ""))])
         case let .written(c, bytes, type): return ServeLine("write", attr(c) + [.init("type", type), .init("hex", hex(bytes, separator: ""))])
         case let .subscribed(c): return ServeLine("subscribed", attr(c))
+        case let .acquired(c, mtu): return ServeLine("subscribed", attr(c) + [.init("via", "socket"), .init("mtu", String(mtu))])
         case let .unsubscribed(c): return ServeLine("unsubscribed", attr(c))
         case let .confirmed(c): return ServeLine("confirmed", attr(c))
         case .unregistered: return ServeLine("unregistered", [.init("adapter", s.adapter)])

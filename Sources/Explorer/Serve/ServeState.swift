@@ -58,6 +58,7 @@ public struct ServeState: Equatable, Sendable {
         case let .read(c, _, b): add(c.descriptor ? "read descriptor" : "read", c, b)
         case let .written(c, b, type): add(type == "command" ? "write (no response)" : "write", c, b)
         case let .subscribed(c): subscriptions.insert(c.uuid); add("subscribed", c)
+        case let .acquired(c, mtu): subscriptions.insert(c.uuid); add("subscribed (socket, MTU \(mtu))", c)
         case let .unsubscribed(c): subscriptions.remove(c.uuid); add("unsubscribed", c)
         case let .confirmed(c): add("confirmed", c)
         case .unregistered: advertising = .stopped; subscriptions = []; add("unregistered", nil)
