@@ -8,13 +8,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from labkit import *
 
 BIN = bleexplr_bin()
-
-
-def bxq(*args, **kw):
-    """bx once every link of hci0 is down on both sides (labkit.link_down): commands back to back."""
-    link_down()
-    pump(0.5)
-    return bx(*args, **kw)
 TEST_SVC_CHAR = '12345678-1234-5678-1234-56789abcdef1'   # BlueZ example server: read/write
 
 
@@ -35,17 +28,17 @@ def test():
           'the iBeacon is decoded (the whole uuid, major/minor)')
     check(any((d.get('beacon') or {}).get('url') == 'https://example.com/lab' for d in seen), 'the Eddystone-URL is expanded')
 
-    p = bxq('services', itag['address'], '--json')
+    p = bx('services', itag['address'], '--json')
     check(p.returncode == 0, 'services exits 0')
     chars = [c['uuid'] for s in jsonl(p) for c in s['characteristics']]
     for u in ('ffe1', '2a06', '2a19'):
         check(u16(u) in chars, 'iTag GATT tree has %s' % u.upper())
 
-    p = bxq('read', itag['address'], '2A19', '--json')
+    p = bx('read', itag['address'], '2A19', '--json')
     check(p.returncode == 0 and jsonl(p)[0]['decoded'] == '100 %', 'read Battery Level = 100 %')
 
     fx = Fixtures()
-    p = bxq('write', itag['address'], '2A06', '02', '--without-response')
+    p = bx('write', itag['address'], '2A06', '02', '--without-response')
     check(p.returncode == 0, 'write Immediate Alert without response exits 0')
     check(pump(10, lambda: int(fx.State()['itag']['alert_level']) == 2), 'the write reached the tag')
 
@@ -69,7 +62,7 @@ def test():
     p = pressed_twice(itag['address'], 'FFE1', what='notify --count 2')
     check([v['hex'] for v in jsonl(p)] == ['01', '01'], 'two presses arrive as 01 01')
 
-    p = bxq('notify', hrm['address'], '2A37', '--count', '2', '--json', timeout=90)
+    p = bx('notify', hrm['address'], '2A37', '--count', '2', '--json', timeout=90)
     check(p.returncode == 0, 'Heart Rate Measurement notify exits 0')
     check(all(' bpm' in (v.get('decoded') or '') for v in jsonl(p)), 'and its values decode to bpm')
 
@@ -83,12 +76,12 @@ def test():
           "two heart rates, with the example server's address")
     check(len(lines) == 4, 'nothing else (%d lines)' % len(lines))
 
-    p = bxq('write', hrm['address'], TEST_SVC_CHAR, '0102ff')
+    p = bx('write', hrm['address'], TEST_SVC_CHAR, '0102ff')
     check(p.returncode == 0, 'write to the test characteristic exits 0')
-    p = bxq('read', hrm['address'], TEST_SVC_CHAR, '--json')
+    p = bx('read', hrm['address'], TEST_SVC_CHAR, '--json')
     check(p.returncode == 0 and jsonl(p)[0]['hex'] == '0102ff', 'the written value reads back')
 
-    p = bxq('read', itag['address'], '2A37')
+    p = bx('read', itag['address'], '2A37')
     check(p.returncode == 1 and p.stderr.strip().endswith('has no characteristic 2A37'),
           'a missing characteristic is one clear line (%r)' % p.stderr.strip())
 
