@@ -261,13 +261,29 @@ struct JobTests {
         #expect(lost == [.output(.watch(event: "link", message: "link lost: connection timed out", seq: nil)),
                          .output(.watch(event: "link", message: "reconnecting in 1 s", seq: nil)),
                          .startTimer(.reconnect, after: 1)])
-        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 45)])
+        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 20)])
         // Each failed attempt waits longer.
         var failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
         #expect(failed.last == .startTimer(.reconnect, after: 1))
         _ = Reducer.reduce(&s, .jobTimerFired(.reconnect))
         failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
         #expect(failed.last == .startTimer(.reconnect, after: 2))
+    }
+
+    /// A link that never comes up is given 20 s, then watch starts again (it cancels the attempt
+    /// first); once the link is up, the whole 45 s are for resolving services.
+    @Test func watchGivesALinkThatNeverComesUp20Seconds() {
+        var s = Motor.world(.watch(address: Motor.id.rawValue, uuid: Motor.uuid, debounce: 0))
+        _ = Reducer.reduce(&s, .appStarted(recordTo: nil))
+        #expect(Motor.heard(&s).suffix(2) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 20)])
+        Fixture.apply(&s, .connecting(Motor.id, attempt: 1))
+        let stalled = Reducer.reduce(&s, .jobTimerFired(.connect))
+        #expect(stalled.first == .output(.watch(event: "link", message: "not ready: the link never came up", seq: nil)))
+        #expect(stalled.contains(.backend(.disconnect(Motor.id))))
+        #expect(stalled.last == .startTimer(.reconnect, after: 1))
+
+        _ = Reducer.reduce(&s, .jobTimerFired(.reconnect))
+        #expect(Fixture.apply(&s, .connected(Motor.id)) == [.startTimer(.connect, after: 45)])
     }
 
     @Test func valueJSONCarriesTheFieldsForPrograms() {

@@ -3,7 +3,7 @@
 /// `ConnectionReducer`, and answers with effects: backend commands, timers, what to
 /// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
 enum JobReducer {
-    static let findTimeout = 20.0, connectTimeout = 45.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
+    static let findTimeout = 20.0, connectTimeout = 45.0, watchLinkTimeout = 20.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
     static let messageLimit = 256 << 20
     static let reconnectBackoff = Backoff(initial: 1, limit: 30)
 
@@ -79,6 +79,9 @@ enum JobReducer {
             return job.phase == .finding ? found(&s, &job, among: [report]) : []
         case let .advertisementsReceived(reports):
             return job.phase == .finding ? found(&s, &job, among: reports) : []
+        case let .connected(id) where id == target && job.phase == .connecting:
+            if case .watch = job.job { return [.startTimer(.connect, after: connectTimeout)] }
+            return []
         case let .connectFailed(id, error) where id == target && job.phase == .connecting:
             if case .watch = job.job { return [watchSays("link", "connecting failed: \(error)")] + reconnect(&s, &job) }
             return fail(&s, &job, "connecting to \(job.job.address ?? id.rawValue) failed: \(error)")
@@ -265,6 +268,10 @@ enum JobReducer {
         guard !effects.isEmpty || p.connection.isLinkUp || p.connection.isConnecting else {
             return fail(&s, &job, "\(p.address) is not connectable (it only broadcasts)")
         }
+        // watch gives a link that does not come up at all less time than one that is resolving
+        // services: after bluetoothd restarted, a Connect once hung with no link for 45 s (lab chaos
+        // run, kill 8 of 10), and watch starts again sooner. Link up, the timer is the whole one.
+        if case .watch = job.job { return effects + [.startTimer(.connect, after: watchLinkTimeout)] }
         return effects + [.startTimer(.connect, after: connectTimeout)]
     }
 
@@ -427,7 +434,7 @@ enum JobReducer {
         case (.connect, .connecting):
             if case .watch = job.job {
                 // Stuck (a link that never came up or never went down): start again.
-                return [watchSays("link", "not ready after \(Int(connectTimeout)) s")] + reconnect(&s, &job, disconnectFirst: true)
+                return [watchSays("link", "not ready: \(connectionStood(s, job))")] + reconnect(&s, &job, disconnectFirst: true)
             }
             return fail(&s, &job, connectTimedOut(s, job))
         case (.operation, .working):
@@ -451,15 +458,16 @@ enum JobReducer {
     /// link whose services bluetoothd never resolved (seen in the lab when the peer's side of
     /// the last link was not yet down), and the user needs to know which.
     static func connectTimedOut(_ s: AppState, _ job: JobState) -> String {
-        let address = job.job.address ?? ""
-        let stood: String
+        "connecting to \(job.job.address ?? "") timed out after \(Int(connectTimeout)) s: \(connectionStood(s, job))"
+    }
+
+    static func connectionStood(_ s: AppState, _ job: JobState) -> String {
         switch job.target.flatMap({ s.peripherals[$0]?.connection }) {
-        case .resolvingServices?: stood = "the link is up, but bluetoothd resolved no services"
-        case .readingDescriptors?: stood = "services resolved, but their descriptors were not all read"
-        case let .connecting(attempt)?: stood = attempt > 1 ? "the link never came up (attempt \(attempt))" : "the link never came up"
-        default: stood = "no link"
+        case .resolvingServices?: return "the link is up, but bluetoothd resolved no services"
+        case .readingDescriptors?: return "services resolved, but their descriptors were not all read"
+        case let .connecting(attempt)?: return attempt > 1 ? "the link never came up (attempt \(attempt))" : "the link never came up"
+        default: return "no link"
         }
-        return "connecting to \(address) timed out after \(Int(connectTimeout)) s: \(stood)"
     }
 
     /// `watch`: connect again after a backoff that grows with the failed attempts.
