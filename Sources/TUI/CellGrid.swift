@@ -131,8 +131,10 @@ public struct CellGrid: Equatable, Sendable {
         while i != utf8.endIndex {
             let b = utf8[i]
             let next = utf8.index(after: i)
-            // A byte followed by a non-ASCII one may begin a grapheme (e + U+0301).
-            if b >= 0x20, b < 0x7F, next == utf8.endIndex || utf8[next] < 0x80 {
+            // A byte followed by a non-ASCII one may begin a grapheme (e + U+0301), unless
+            // what follows stands alone (the space before an RSSI bar).
+            if b >= 0x20, b < 0x7F, next == utf8.endIndex || utf8[next] < 0x80
+                || Self.standsAlone(text.unicodeScalars[next]) {
                 guard body(ascii[Int(b) - 0x20], 1) else { return }
                 i = next
                 continue
@@ -227,7 +229,8 @@ public struct CellGrid: Equatable, Sendable {
 
     /// Columns a string takes once drawn.
     public static func columns(of s: String) -> Int {
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        let ascii = s.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        if ascii == true { return s.utf8.count }
         var total = 0
         units(of: s) { total += $1; return true }
         return total
