@@ -6,6 +6,7 @@ test:
 bench:
 	scripts/install-deps
 	swift build -c release --product bleexplr-bench
+	swift build -c release --product bleexplr
 	.build/release/bleexplr-bench
 # The peer benchmark: bleexplr, the C sink, bleak and bluetoothctl in one BlueZ signal
 # storm (bench/peers/README.md). Not in CI: a long run. `make bench-peers ARGS='--rounds 3'`.

@@ -140,6 +140,10 @@ if let replay {
 app.onSignal = { sig in if sig == SIGUSR1 { simulated?.pressButton() } }
 let code = app.run(recordTo: options.record)
 connection?.close()
+// What the demo's flood sent, for whoever counts what reached the screen or the recording.
+if let sent = simulated?.world.floodSent, sent > 0 {
+    fputs("bleexplr demo: Demo Stream's flood sent \(sent) notifications, numbered 1 to \(sent)\n", stderr)
+}
 // Hooks attached with `a` live as long as the app: say what they leave undelivered.
 if hub.pendingCount > 0 {
     fputs("bleexplr: \(hub.pendingCount) hook event(s) were not delivered before quitting (use `watch` for a queue that survives restarts)\n", stderr)

@@ -158,7 +158,8 @@ public enum CommandLineSpec {
             Option("--demo", "use the built-in simulated world (no Bluetooth adapter needed)"),
             Option("--seed", "N", "seed of the simulated world, for a reproducible run (default 1)"),
             Option("--crowd", "N", "add N anonymous devices to the simulated world"),
-            Option("--demo-control", "FIFO", .file, "in the demo, read commands from FIFO: \"press\", \"drop\""),
+            Option("--demo-control", "FIFO", .file, "in the demo, read commands from FIFO: \"press\", \"drop\", "
+                   + "\"gatt-change\", \"flood RATE\" (Demo Stream's numbered flood, 5000 a second by default)"),
             Option("--demo-recording", "FILE", .file, "in the demo, play FILE (a recording) in a loop instead of the built-in world"),
             Option("--bus", "ADDRESS", "D-Bus address of bluetoothd's bus (default: the system bus), e.g. "
                    + "unix:path=/run/dbus/system_bus_socket or tcp:host=127.0.0.1,port=17777"),

@@ -234,6 +234,11 @@ public enum RecordingFormat {
     }
 
     static func find(_ cid: CharacteristicID, _ state: AppState) -> (PeripheralID, GATTCharacteristic)? {
+        // The app's links first: a notification comes from one of them, and the whole room
+        // is a thousand peripherals to look through twice a line.
+        for id in state.links.order {
+            if let (_, c) = state.peripherals[id]?.characteristic(cid) { return (id, c) }
+        }
         for p in state.peripherals.values where p.services != nil {
             if let (_, c) = p.characteristic(cid) { return (p.id, c) }
         }

@@ -7,6 +7,10 @@ enum DemoCatalog {
     static let iBeaconUUID: BLEUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
     static let streamService: BLEUUID = "E20A39F4-73F5-4BC4-A12F-17D1AD07A961"
     static let streamCharacteristic: BLEUUID = "08590F7E-DB05-467E-8757-72F6FAEB13D4"
+    /// Demo Stream's flood: numbered notifications, 5,000 a second until `--demo-control` says otherwise.
+    static let floodService: BLEUUID = "B1E5E1A0-0020-4C7A-9E3B-2D8F00C0FFEE"
+    static let floodCharacteristic: BLEUUID = "B1E5E1A0-0021-4C7A-9E3B-2D8F00C0FFEE"
+    static let floodRate = 5_000.0
     static let flakyService: BLEUUID = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
     static let altBeaconID: BLEUUID = "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"
     /// A vendor service with no assigned name: its value is read by its 0x2904 and labelled by its 0x2901.
@@ -135,6 +139,14 @@ enum DemoCatalog {
                 m.service(streamService) { [m] s in
                     [m.char(s, streamCharacteristic, [.notify], [],
                             notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: "Data (20-byte chunks, then EOM)")]
+                },
+                // Added last so the handles before it stay as they were. BLE's shortest
+                // connection interval, 7.5 ms: 37 or 38 notifications at each event.
+                m.service(floodService) { [m] s in
+                    let c = m.char(s, floodCharacteristic, [.notify], [], notify: .flood(connectionInterval: 0.0075),
+                                   userDescription: "Flood (numbered, 5,000 a second)")
+                    c.floodRate = floodRate
+                    return [c]
                 },
             ]))
 

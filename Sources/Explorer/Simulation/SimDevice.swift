@@ -27,6 +27,10 @@ enum NotifyBehaviour: Equatable {
     case periodic(period: Double, jitter: Double)
     /// `text` in 20-byte chunks every `chunkInterval`, then "EOM"; again after `pause`.
     case stream(text: String, chunkInterval: Double, pause: Double)
+    /// Numbered 20-byte values at the characteristic's `floodRate` a second: at each
+    /// connection event (every `connectionInterval`) as many as the rate owes by then
+    /// (SimulatedFlood.swift).
+    case flood(connectionInterval: Double)
 }
 
 final class SimCharacteristic {
@@ -42,6 +46,10 @@ final class SimCharacteristic {
     /// Insufficient Encryption, which BlueZ answers `NotPermitted: Not paired`).
     var encrypted = false
     var generation = 0   // bumps on every subscribe/unsubscribe: stale timers check it
+    /// A `.flood` characteristic's notifications a second (the demo control sets it), and
+    /// how many it has sent: the next value carries `floodSent + 1`.
+    var floodRate = 0.0
+    var floodSent = 0
 
     init(_ id: CharacteristicID, _ uuid: BLEUUID, _ properties: CharacteristicProperties, value: Bytes,
          notify: NotifyBehaviour = .none, descriptors: [GATTDescriptor]) {

@@ -5,7 +5,7 @@
 public final class SimulatedWorld {
     public let adapterName = "sim0"
     private var rng: SeededRandom
-    private let devices: [SimDevice]
+    let devices: [SimDevice]
     let byID: [PeripheralID: SimDevice]
     private var scanning = false
     private var jobs: [(time: Double, seq: Int, run: (Double) -> Void)] = []
@@ -35,6 +35,10 @@ public final class SimulatedWorld {
             schedule(first) { [unowned self] t in self.advertise(d, t) }
         }
     }
+
+    func advanceClock(to t: Double) { now = max(now, t) }
+    /// Jobs on the clock (tests: a stopped flood leaves none behind).
+    var scheduledJobs: Int { jobs.count }
 
     /// The time of the next scheduled happening, if any.
     public var nextDue: Double? { jobs.first?.time }
@@ -300,7 +304,7 @@ public final class SimulatedWorld {
         }
     }
 
-    private func startNotifying(_ d: SimDevice, _ c: SimCharacteristic, _ t: Double) {
+    func startNotifying(_ d: SimDevice, _ c: SimCharacteristic, _ t: Double) {
         let gen = c.generation
         switch c.notify {
         case .none:
@@ -325,6 +329,8 @@ public final class SimulatedWorld {
                 }
             }
             schedule(t + 0.5) { send(0, $0) }
+        case let .flood(interval):
+            flood(d, c, every: interval, from: t)
         }
     }
 
