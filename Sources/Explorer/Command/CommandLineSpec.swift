@@ -88,15 +88,24 @@ public enum CommandLineSpec {
                           Option("--descriptor", "UUID", "read this descriptor of the characteristic (2901, 2904, ...) instead")],
                 arguments: .free),
         Command(name: "write", forms: ["ADDRESS UUID VALUE [--type request|command|reliable] [--json]",
-                                       "ADDRESS UUID VALUE --descriptor UUID [--json]"],
-                help: "write VALUE to the characteristic UUID of ADDRESS (or to one of its descriptors)",
+                                       "ADDRESS UUID VALUE --descriptor UUID [--json]",
+                                       "ADDRESS UUID --file PATH [--type command|request] [--framing plain|seq] [--json]"],
+                help: "write VALUE to the characteristic UUID of ADDRESS (or to one of its descriptors); "
+                    + "with --file, stream a file in writes of MTU - 3 bytes and print the throughput",
                 options: [Option("--type", "TYPE", .choices(["request", "command", "reliable"]),
                                  "request (the default; BlueZ writes a value longer than MTU - 3 bytes as a long write), "
                                  + "command (without response) or reliable (needs the reliable-write extended property); "
-                                 + "a type the characteristic does not allow is refused"),
+                                 + "a type the characteristic does not allow is refused. With --file: command where the "
+                                 + "characteristic allows it, else request"),
                           Option("--without-response", "the same as --type command"),
                           Option("--descriptor", "UUID", "write this descriptor of the characteristic instead "
-                                 + "(one whose flags allow it; never the CCCD 0x2902, which notify owns)")],
+                                 + "(one whose flags allow it; never the CCCD 0x2902, which notify owns)"),
+                          Option("--file", "PATH", .file, "send PATH (- for standard input) in writes of MTU - 3 bytes "
+                                 + "(512 at most), through BlueZ's AcquireWrite socket where the bus and the characteristic "
+                                 + "allow it, else WriteValue (BLEEXPLR_WRITE=value forces it)"),
+                          Option("--framing", "plain|seq", .choices(["plain", "seq"]),
+                                 "with --file: plain sends EOM after the file; seq puts a sequence number in each write "
+                                 + "and ends with EOM, as serve --receive and notify --until read them (default: the bytes as they are)")],
                 arguments: .free),
         Command(name: "notify", forms: ["ADDRESS UUID [ADDRESS UUID ...] [--count N] [--duration S] [--json]",
                                         "ADDRESS UUID --until EOM [--framing plain|seq] [--output FILE] [--json]"],

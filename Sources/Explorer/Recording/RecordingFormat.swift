@@ -111,6 +111,17 @@ public enum RecordingFormat {
             j.string("type", "notify-acquired")
             characteristic(&j, cid, state)
             j.int("mtu", mtu)
+        case let .writeAcquired(cid, mtu):
+            j.string("type", "write-acquired")
+            characteristic(&j, cid, state)
+            j.int("mtu", mtu)
+        case let .writeNotAcquired(cid, reason):
+            j.string("type", "write-not-acquired")
+            characteristic(&j, cid, state)
+            j.string("message", reason)
+        case let .writesFlushed(cid):
+            j.string("type", "writes-flushed")
+            characteristic(&j, cid, state)
         case let .valueNotified(cid, bytes):
             j.string("type", "notification")
             characteristic(&j, cid, state)

@@ -42,6 +42,9 @@ final class SimCharacteristic {
     /// Insufficient Encryption, which BlueZ answers `NotPermitted: Not paired`).
     var encrypted = false
     var generation = 0   // bumps on every subscribe/unsubscribe: stale timers check it
+    /// A sink (the demo's "Data in"): writes are counted, not kept; a read says the count.
+    var counts = false
+    var receivedBytes = 0, receivedWrites = 0
 
     init(_ id: CharacteristicID, _ uuid: BLEUUID, _ properties: CharacteristicProperties, value: Bytes,
          notify: NotifyBehaviour = .none, descriptors: [GATTDescriptor]) {
