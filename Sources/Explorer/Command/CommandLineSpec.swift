@@ -126,13 +126,17 @@ public enum CommandLineSpec {
                           Option("--paused", "start paused (p plays)")],
                 arguments: .file),
         Command(name: "serve", forms: ["SPEC [--json]", "--stream FILE --char UUID [--framing plain|seq] [SPEC] [--json]",
+                                       "--receive FILE --char UUID [--framing plain|seq] [SPEC] [--json]",
                                        "--clone RECORDING ADDRESS [--json]"],
                 help: "peripheral mode: a GATT server and an advertisement from SPEC (docs/serve.md), "
-                    + "one streaming FILE, or a recorded device",
+                    + "one streaming FILE, one receiving into FILE, or a recorded device",
                 options: [Option("--stream", "FILE", .file, "send FILE in notifications of the characteristic --char"),
-                          Option("--char", "UUID", "the characteristic --stream sends through"),
+                          Option("--receive", "FILE", .file, "count every write to the characteristic --char and keep it in "
+                                 + "FILE (appended; with --framing, each whole message); SIGUSR1 prints the count"),
+                          Option("--char", "UUID", "the characteristic --stream sends through, or --receive is written to"),
                           Option("--framing", "plain|seq", .choices(["plain", "seq"]),
-                                 "plain: chunks, then EOM (default); seq: a sequence number in each chunk, safe with EATT"),
+                                 "plain: chunks, then EOM (--stream's default); seq: a sequence number in each chunk, safe with "
+                                 + "EATT; --receive without it keeps the bytes as they come"),
                           Option("--clone", "RECORDING", .file, "serve the device ADDRESS as RECORDING recorded it")],
                 arguments: .file),
         Command(name: "watch", forms: ["ADDRESS UUID (--exec CMD | --post URL [--header 'Name: value']... [--body TEMPLATE]) [--debounce MS] [--queue FILE] [--queue-size N] [--json]"],
