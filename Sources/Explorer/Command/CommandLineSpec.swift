@@ -101,7 +101,7 @@ public enum CommandLineSpec {
                           Option("--descriptor", "UUID", "write this descriptor of the characteristic instead "
                                  + "(one whose flags allow it; never the CCCD 0x2902, which notify owns)"),
                           Option("--file", "PATH", .file, "send PATH (- for standard input) in writes of MTU - 3 bytes "
-                                 + "(512 at most), through BlueZ's AcquireWrite socket where the bus and the characteristic "
+                                 + "(510 at most), through BlueZ's AcquireWrite socket where the bus and the characteristic "
                                  + "allow it, else WriteValue (BLEEXPLR_WRITE=value forces it)"),
                           Option("--framing", "plain|seq", .choices(["plain", "seq"]),
                                  "with --file: plain sends EOM after the file; seq puts a sequence number in each write "

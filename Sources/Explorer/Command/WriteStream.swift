@@ -1,6 +1,6 @@
 /// `write ADDRESS UUID --file PATH`: a file sent as a stream of writes, the way a firmware
 /// image or a UART-style characteristic takes one. Each write carries (MTU - 3) bytes
-/// (512 at most, ATT's longest value), without response where the characteristic allows it.
+/// (510 at most: `longestValue`), without response where the characteristic allows it.
 ///
 /// How the writes go is the backend's answer to `acquireWrite`: through a socket of their
 /// own (BlueZ's AcquireWrite, a Unix socket bus and a characteristic with WriteAcquired),
@@ -30,7 +30,11 @@ public struct WriteStream: Equatable, Sendable {
     /// the real bound), and WriteValue calls in flight.
     public static let socketWindow = 32
     public static let callWindow = 16
-    public static let longestValue = 512
+    /// ATT allows 512 bytes, but a BlueZ GATT server older than its fix of August 2023 ("fix
+    /// writing attributes of length 512": its length check counted the handle's two bytes
+    /// too) drops a Write Command of 511 or 512 without a word. Seen in the lab on 5.66: every
+    /// 512-byte write lost, the shorter last one and EOM delivered. 510 goes everywhere.
+    public static let longestValue = 510
     public static let marker = Array("EOM".utf8)
 
     public let data: Bytes
@@ -59,7 +63,7 @@ public struct WriteStream: Equatable, Sendable {
         size(mtu)
     }
 
-    /// (MTU - 3) bytes a write, 512 at most; 20 when the MTU is not known (ATT's default 23).
+    /// (MTU - 3) bytes a write, 510 at most; 20 when the MTU is not known (ATT's default 23).
     mutating func size(_ mtu: Int?) {
         self.mtu = mtu
         chunk = min(Self.longestValue, max(20, (mtu ?? 23) - 3))

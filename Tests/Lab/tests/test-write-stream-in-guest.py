@@ -37,8 +37,8 @@ def link_gone(bus, addr):
 def serve(bus, recv, *framing):
     srv = GuestBackground('serve', '--receive', recv, '--char', CHAR, *framing, '--json', adapter='hci7', timeout=1500, times=True)
     adv = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/hci7'), PROPS)
-    check(pump(60, lambda: int(adv.Get('org.bluez.LEAdvertisingManager1', 'ActiveInstances')) > 0 or not srv.alive()),
-          'serve --receive %s in the guest advertises on hci7' % ' '.join(framing or ('(raw)',)))
+    ok = pump(60, lambda: int(adv.Get('org.bluez.LEAdvertisingManager1', 'ActiveInstances')) > 0 or not srv.alive())
+    check(ok and srv.alive(), 'serve --receive %s in the guest advertises on hci7' % ' '.join(framing or ('(raw)',)))
     return srv
 
 
@@ -87,6 +87,9 @@ def test():
     check(os.access(bleexplr_bin(), os.X_OK), 'bleexplr binary at %s (build it first)' % bleexplr_bin())
     bus = connect_bus()
     addr = adapter_address('hci7', bus)
+    # First: a new build is copied into the share (its run/ folder made afresh) before the files go there.
+    p = guest_bleexplr('--version', timeout=60)
+    check(p.returncode == 0 and p.stdout.startswith('bleexplr'), 'the binary runs in the guest: %s' % p.stdout.strip())
     gsend, hsend = guest_file('wsend-%d.bin' % os.getpid())
     with open(hsend, 'wb') as f:
         f.write(PAYLOAD)
