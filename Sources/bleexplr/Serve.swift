@@ -110,9 +110,11 @@ final class ServeRun {
 
     func run() -> Int32 {
         if let r = store.state.serve?.receiving {
-            // Created empty now: whatever is there is this run's.
+            // Created empty now: whatever is there is this run's. A raw stream keeps it open to
+            // append; each framed message replaces it (FileBytes.write).
             received = open(r.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
             guard received >= 0 else { fail("cannot write \(TerminalSafe.text(r.path)): \(String(cString: strerror(errno)))", code: .output) }
+            if r.framing != nil { close(received); received = -1 }
         }
         defer { if received >= 0 { close(received) } }
         // SIGUSR1: what --receive has received so far.
@@ -180,7 +182,8 @@ final class ServeRun {
         } else if !append, FileBytes.write(path, bytes) {
             return
         }
-        CommandPrinter.write(printer.lines(.serve(ServeLine("error", [.init("message", "cannot write \(path)")])), now: Timestamp.now()))
+        let why = String(cString: strerror(errno))
+        CommandPrinter.write(printer.lines(.serve(ServeLine("error", [.init("message", "cannot write \(path): \(why)")])), now: Timestamp.now()))
     }
 
     private func readKeys() {
