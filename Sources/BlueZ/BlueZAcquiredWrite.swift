@@ -40,13 +40,13 @@ extension BlueZBackend {
             : !bus.canPassFileDescriptors || loop == nil ? "this bus cannot pass file descriptors (AcquireWrite needs a Unix socket bus)"
             : props?["WriteAcquired"] == nil ? "bluetoothd offers no socket for it (no WriteAcquired)"
             : nil
-        if let why { return send(.writeNotAcquired(cid, reason: why)) }
+        if let why { return notAcquired(cid, why) }
         call(cid.path, BlueZTranslate.characteristic, "AcquireWrite", [.vardict([:])], timeout: Self.gattTimeout) { [weak self] result in
             guard let self else { return }
             switch result {
             case let .success(args):
                 guard args.count == 2, let fd = args[0].fd, let mtu = args[1].int, (23...517).contains(mtu), let loop = self.loop else {
-                    return self.send(.writeNotAcquired(cid, reason: "AcquireWrite answered without a socket and an MTU"))
+                    return self.notAcquired(cid, "AcquireWrite answered without a socket and an MTU")
                 }
                 let raw = fd.take()
                 _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
@@ -56,8 +56,18 @@ extension BlueZBackend {
                 self.acquiredWrites.sockets[cid.path] = .init(fd: raw, watch: watch, mtu: mtu)
                 self.send(.writeAcquired(cid, mtu: mtu))
             case let .failure(e):
-                self.send(.writeNotAcquired(cid, reason: "AcquireWrite refused: \(BlueZTranslate.backendError(e))"))
+                self.notAcquired(cid, "AcquireWrite refused: \(BlueZTranslate.backendError(e))")
             }
+        }
+    }
+
+    /// WriteValue it is, with the MTU the characteristic says now: bluetoothd 5.66 exports a
+    /// device's cached characteristics without one, and says nothing when the link brings it.
+    private func notAcquired(_ cid: CharacteristicID, _ why: String) {
+        bus.call(DBusCall(destination: Self.bluez, path: cid.path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                          args: [.string(BlueZTranslate.characteristic), .string("MTU")]), timeout: 5) { [weak self] result in
+            let mtu = (try? result.get())?.first?.int.flatMap { (23...517).contains($0) ? $0 : nil }
+            self?.send(.writeNotAcquired(cid, reason: why, mtu: mtu))
         }
     }
 

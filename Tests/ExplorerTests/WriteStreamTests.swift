@@ -113,8 +113,8 @@ struct WriteStreamTests {
     /// in flight, the reason said; the MTU stays the services'.
     @Test func withoutASocketWriteValueKeepsSixteenCallsInFlight() {
         var s = AppState(now: Fixture.t0)
-        _ = Uart.ready(&s, Self.file, framing: .seq, mtu: 185)
-        let first = Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "BLEEXPLR_WRITE=value"))
+        _ = Uart.ready(&s, Self.file, framing: .seq, mtu: nil)   // BlueZ said none with the services: the answer does
+        let first = Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "BLEEXPLR_WRITE=value", mtu: 185))
         #expect(first.first == .output(.warning("writes through WriteValue (type command), MTU 185, 182 bytes a write: BLEEXPLR_WRITE=value")))
         #expect(Uart.writes(first).count == WriteStream.callWindow)
         #expect(first.allSatisfy { if case let .backend(.write(_, _, _, t)) = $0 { return t == .command }; return true })
@@ -144,13 +144,13 @@ struct WriteStreamTests {
         #expect(effects.contains(.output(.failure(
             "\(Uart.rxUUID) on \(Uart.id.rawValue) does not take a write of type command (it takes --type request)"))))
         _ = Uart.ready(&s, Self.file)
-        let sent = Uart.writes(Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "x")))
+        let sent = Uart.writes(Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "x", mtu: nil)))
         _ = Fixture.apply(&s, .writeCompleted(Uart.rx, sent[0], .command, nil))
         effects = Fixture.apply(&s, .writeCompleted(Uart.rx, sent[1], .command, .failed("Not connected")))
         #expect(effects.first == .output(.failure("write 2 of 21 failed: Not connected (4148 of 5000 bytes handed over)")))
         // A stall names where it stopped.
         _ = Uart.ready(&s, Self.file)
-        _ = Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "x"))
+        _ = Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "x", mtu: nil))
         effects = Reducer.reduce(&s, .jobTimerFired(.operation))
         #expect(effects.first == .output(.failure("no answer from \(Uart.id.rawValue) after 0 of 21 writes")))
     }
@@ -166,7 +166,7 @@ struct WriteStreamTests {
         let only = [GATTService(id: AttributeID("/sim/uart/s"), uuid: "FFE0", characteristics: [
             GATTCharacteristic(id: Uart.rx, uuid: Uart.rxUUID, properties: [.writeWithoutResponse])])]
         _ = Fixture.apply(&s, .servicesResolved(Uart.id, only, mtu: 23))
-        let sent = Uart.writes(Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "x")))
+        let sent = Uart.writes(Fixture.apply(&s, .writeNotAcquired(Uart.rx, reason: "x", mtu: nil)))
         #expect(Fixture.apply(&s, .writeCompleted(Uart.rx, sent[0], .command, nil)).contains(.backend(.flushWrites(Uart.id, Uart.rx))))
         let end = Fixture.apply(&s, .writesFlushed(Uart.rx))
         #expect(end.first == .output(.warning("\(Uart.id.rawValue) has nothing to read: the figures end when bluetoothd took the last write, "
@@ -189,7 +189,7 @@ struct WriteStreamTests {
         var s = AppState(now: Fixture.t0)
         _ = Uart.ready(&s, [1])
         let header = RecordingFormat.headerLine(.init(started: Fixture.t0, backend: "bluez", adapter: "hci0", seed: nil))
-        let events: [BackendEvent] = [.writeAcquired(Uart.rx, mtu: 247), .writeNotAcquired(Uart.rx, reason: "BLEEXPLR_WRITE=value"),
+        let events: [BackendEvent] = [.writeAcquired(Uart.rx, mtu: 247), .writeNotAcquired(Uart.rx, reason: "BLEEXPLR_WRITE=value", mtu: 185),
                                       .writesFlushed(Uart.rx)]
         let lines = try events.map { try #require(RecordingFormat.line(for: .backend($0, at: Fixture.t0), state: s)) }
         #expect(lines[0].contains(#""type":"write-acquired""#) && lines[0].contains(#""mtu":247"#), "\(lines[0])")

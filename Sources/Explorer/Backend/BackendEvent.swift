@@ -150,8 +150,10 @@ public enum BackendEvent: Equatable, Sendable {
     /// (BlueZ's AcquireWrite), each packet one ATT Write Command of at most `mtu` - 3 bytes.
     case writeAcquired(CharacteristicID, mtu: Int)
     /// No socket for them (`reason`: the bus passes no file descriptors, the characteristic
-    /// has no WriteAcquired, BlueZ refused, or BLEEXPLR_WRITE=value): WriteValue, a call a write.
-    case writeNotAcquired(CharacteristicID, reason: String)
+    /// has no WriteAcquired, BlueZ refused, or BLEEXPLR_WRITE=value): WriteValue, a call a
+    /// write. `mtu`: the link's, as the characteristic says it now (BlueZ 5.66 exports a
+    /// cached characteristic without its MTU and does not say it when the link comes up).
+    case writeNotAcquired(CharacteristicID, reason: String, mtu: Int?)
     /// Every write handed over for this characteristic is in bluetoothd's hands (an
     /// acquired socket read to its end, then closed); the answer to `flushWrites`.
     case writesFlushed(CharacteristicID)

@@ -29,8 +29,8 @@ enum WriteStreamReducer {
             st.chose(.acquireWrite, mtu: mtu)
             job.stream = st
             return [said(st)] + pump(&job, id, cid, at: at)
-        case let .writeNotAcquired(c, reason) where c == cid && st.path == nil:
-            st.chose(.writeValue, mtu: nil, reason: reason)
+        case let .writeNotAcquired(c, reason, mtu) where c == cid && st.path == nil:
+            st.chose(.writeValue, mtu: mtu, reason: reason)
             job.stream = st
             return [said(st)] + pump(&job, id, cid, at: at)
         case let .writeCompleted(c, _, _, error) where c == cid && st.path != nil:

@@ -115,10 +115,11 @@ public enum RecordingFormat {
             j.string("type", "write-acquired")
             characteristic(&j, cid, state)
             j.int("mtu", mtu)
-        case let .writeNotAcquired(cid, reason):
+        case let .writeNotAcquired(cid, reason, mtu):
             j.string("type", "write-not-acquired")
             characteristic(&j, cid, state)
             j.string("message", reason)
+            j.int("mtu", mtu)
         case let .writesFlushed(cid):
             j.string("type", "writes-flushed")
             characteristic(&j, cid, state)

@@ -130,7 +130,8 @@ enum RecordedEvent {
             return .writeAcquired(cid, mtu: mtu)
         case "write-not-acquired":
             guard let cid = path(v), let reason = v["message"]?.string else { return nil }
-            return .writeNotAcquired(cid, reason: TerminalSafe.text(ReportBounds.prefix(reason, bytes: 1024)))
+            return .writeNotAcquired(cid, reason: TerminalSafe.text(ReportBounds.prefix(reason, bytes: 1024)),
+                                     mtu: v["mtu"]?.int.flatMap { (23...517).contains($0) ? $0 : nil })
         case "writes-flushed":
             return path(v).map { .writesFlushed($0) }
         case "notification":

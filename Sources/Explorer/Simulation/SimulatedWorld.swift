@@ -174,7 +174,7 @@ public final class SimulatedWorld {
         case .setPowered:
             emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: scanning)))
         case let .acquireWrite(_, cid):
-            emit(t, .writeNotAcquired(cid, reason: "the simulated world passes no file descriptors"))
+            emit(t, .writeNotAcquired(cid, reason: "the simulated world passes no file descriptors", mtu: Self.mtu))
         case let .flushWrites(_, cid):
             emit(t, .writesFlushed(cid))   // every write was answered: nothing waits
         case let .setNotify(id, cid, on):
