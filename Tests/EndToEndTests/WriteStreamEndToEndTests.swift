@@ -125,9 +125,15 @@ final class WriteStreamEndToEndTests {
     }
 
     /// No WriteAcquired (BlueZ omits it without write-without-response, or an older one):
-    /// WriteValue, type command, the reason said.
+    /// WriteValue, type command, the reason said. The MTU is asked for then: bluetoothd 5.66
+    /// exports a cached characteristic without one and does not say it when the link is up.
     @Test func withoutWriteAcquiredItIsWriteValue() throws {
         fake.objects[LyingBlueZ.characteristic]?["org.bluez.GattCharacteristic1"]?["WriteAcquired"] = nil
+        fake.objects[LyingBlueZ.characteristic]?["org.bluez.GattCharacteristic1"]?["MTU"] = nil
+        fake.handlers["Get"] = { call in
+            call.args.count == 2 && call.args[1].string == "MTU" ? .values([.variant(.uint16(185))])
+                : .error(DBusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "No such property"))
+        }
         let (output, status, _, _) = try run(["write", Self.address, Self.uart, "--file", path])
         #expect(status == 0, "\(output)")
         #expect(output.contains("writes through WriteValue (type command), MTU 185, 182 bytes a write: bluetoothd offers no socket"), "\(output)")
