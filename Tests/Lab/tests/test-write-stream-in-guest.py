@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# lab-timeout: 1200
+# lab-timeout: 600
 """`bleexplr write --file` against a real bluetoothd, both ends inside the VM on the guest's Unix system bus
 (file descriptors pass there, so AcquireWrite's socket works; on the host's TCP bus it cannot): `serve --receive`
 on hci7 (run in the guest, as test-bleexplr-in-guest's rate part runs serve), the writer on hci0.
