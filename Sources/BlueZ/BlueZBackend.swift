@@ -54,6 +54,8 @@ public final class BlueZBackend: Backend {
     var subscribed: Set<String> = []
     /// Subscriptions that came with a socket (AcquireNotify).
     var acquired = AcquiredNotifications()
+    /// Sockets for writes without response (AcquireWrite).
+    var acquiredWrites = AcquiredWrites()
     var bluezPresent = false
     /// The adapter status last sent (`send` drops a repeat).
     var lastAdapter: AdapterStatus?

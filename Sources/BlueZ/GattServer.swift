@@ -236,7 +236,7 @@ public final class GattServer {
             }
             value = Array(value[..<offset]) + bytes
             objects.values[o.path] = value
-            onEvent?(.written(who(opts), bytes: value, type: opts["type"]?.string ?? "request"))
+            onEvent?(.written(who(opts), bytes: value, type: opts["type"]?.string ?? "request", offset: offset))
             return .values([])
         case "StartNotify", "StopNotify":
             guard !isDescriptor else { return nil }

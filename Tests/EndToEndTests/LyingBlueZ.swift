@@ -34,6 +34,8 @@ final class LyingBlueZ {
     var held: [(owner: DBusConnection, call: DBusMethodCall)] = []
     /// Answers AcquireNotify (a socket and an MTU, made per call), when set.
     var acquireNotify: ((DBusMethodCall) -> DBusReply)?
+    /// Answers for members by name (AcquireWrite, WriteValue, ...), called with each call.
+    var handlers: [String: (DBusMethodCall) -> DBusReply] = [:]
 
     init() throws {
         bus = try PrivateBus()
@@ -47,6 +49,7 @@ final class LyingBlueZ {
             members.append(call.member)
             if hangs.contains(call.member) { held.append((c, call)); return .deferred }
             if call.member == "AcquireNotify", let answer = acquireNotify { return answer(call) }
+            if let answer = handlers[call.member] { return answer(call) }
             if let r = repliesOnce.removeValue(forKey: call.member) { return r }
             if let r = replies[call.member] { return r }
             if call.member == "GetManagedObjects" { return .values([snapshot()]) }
@@ -123,10 +126,10 @@ final class LyingBlueZ {
 
     /// Runs `bleexplr ARGS` against the fake bus; its output (stdout and stderr) and exit
     /// code (nil: it was still running after `timeout` and was killed).
-    func run(_ args: [String], timeout: Double = 20) throws -> (output: String, status: Int32?) {
+    func run(_ args: [String], timeout: Double = 20, env more: [String] = []) throws -> (output: String, status: Int32?) {
         let out = tempPath("lying")
         defer { unlink(out) }
-        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
+        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"] + more
         let pid = try startProcess(Tmux.binary, args, output: out, env: env)
         var status: Int32 = 0
         var done = false

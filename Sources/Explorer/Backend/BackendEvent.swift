@@ -146,6 +146,17 @@ public enum BackendEvent: Equatable, Sendable {
     /// Notifications come through a socket of their own (BlueZ's AcquireNotify), with the
     /// link's MTU; sent just before `notifyChanged(enabled: true)`.
     case notificationsAcquired(CharacteristicID, mtu: Int)
+    /// Writes without response to this characteristic go through a socket of their own
+    /// (BlueZ's AcquireWrite), each packet one ATT Write Command of at most `mtu` - 3 bytes.
+    case writeAcquired(CharacteristicID, mtu: Int)
+    /// No socket for them (`reason`: the bus passes no file descriptors, the characteristic
+    /// has no WriteAcquired, BlueZ refused, or BLEEXPLR_WRITE=value): WriteValue, a call a
+    /// write. `mtu`: the link's, as the characteristic says it now (BlueZ 5.66 exports a
+    /// cached characteristic without its MTU and does not say it when the link comes up).
+    case writeNotAcquired(CharacteristicID, reason: String, mtu: Int?)
+    /// Every write handed over for this characteristic is in bluetoothd's hands (an
+    /// acquired socket read to its end, then closed); the answer to `flushWrites`.
+    case writesFlushed(CharacteristicID)
     case valueNotified(CharacteristicID, Bytes)
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     /// A descriptor write (GattDescriptor1.WriteValue) was answered: these bytes, or this error.
@@ -188,6 +199,13 @@ public enum BackendCommand: Equatable, Sendable {
     case read(PeripheralID, CharacteristicID, offset: UInt16 = 0)
     case write(PeripheralID, CharacteristicID, Bytes, WriteType)
     case setNotify(PeripheralID, CharacteristicID, Bool)
+    /// Asks for a socket to write without response through (BlueZ's AcquireWrite, where
+    /// the bus and the characteristic allow it); answered by `writeAcquired` or
+    /// `writeNotAcquired`. While acquired, `write(..., .command)` goes through the socket.
+    case acquireWrite(PeripheralID, CharacteristicID)
+    /// Answered by `writesFlushed` once bluetoothd holds every write handed over (the
+    /// socket, if any, is then let go).
+    case flushWrites(PeripheralID, CharacteristicID)
     case readDescriptor(PeripheralID, AttributeID)
     /// GattDescriptor1.WriteValue; never the CCCD (0x2902), which notifications own.
     case writeDescriptor(PeripheralID, AttributeID, Bytes)

@@ -15,6 +15,8 @@ public enum CommandOutput: Equatable, Sendable {
     case wrote(WriteReport)
     /// `notify --until`: the joined message.
     case message(MessageReport)
+    /// `write --file`: the stream went, this fast, this way.
+    case streamWritten(StreamWriteReport)
     /// `watch`'s running commentary: start, subscribed, link, error, hook.
     case watch(event: String, message: String, seq: Int?)
     /// `monitor`: a region entered or left.

@@ -55,7 +55,7 @@ enum JobReducer {
         case let .scan(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case .scanUntilNamed, .watch, .each: return []
-        case .services, .read, .write, .notify, .pair, .forget, .readDescriptor, .writeDescriptor:
+        case .services, .read, .write, .writeStream, .notify, .pair, .forget, .readDescriptor, .writeDescriptor:
             return [.startTimer(.find, after: findTimeout)]
         }
     }
@@ -64,6 +64,7 @@ enum JobReducer {
 
     static func backend(_ s: inout AppState, _ job: inout JobState, _ event: BackendEvent, at: Timestamp) -> [Effect] {
         let target = job.target
+        if job.stream != nil, let out = WriteStreamReducer.event(&s, &job, event, at: at) { return out }
         switch event {
         case let .advertisementReceived(report) where job.isLiveScan:
             return LiveScan.heard(s, &job, [report.id], at: at)
@@ -308,6 +309,8 @@ enum JobReducer {
                                       + (has.isEmpty ? "it is not writable" : "it takes --type \(has.joined(separator: ", "))") + ")")
             }
             effects += [.backend(.write(id, c.id, value, type)), .startTimer(.operation, after: operationTimeout)]
+        case .writeStream:
+            effects += WriteStreamReducer.start(&s, &job, p, c)
         case .readDescriptor:
             if let did = job.descriptor { effects += [.backend(.readDescriptor(id, did)), .startTimer(.operation, after: operationTimeout)] }
         case let .writeDescriptor(_, _, du, value):
@@ -439,6 +442,10 @@ enum JobReducer {
             return fail(&s, &job, connectTimedOut(s, job))
         case (.operation, .working):
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
+            if let st = job.stream {
+                return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "") after \(st.done) of \(st.total) writes"
+                            + (st.fencing ? " (the read after the last one)" : st.flushing ? " (bluetoothd has not taken them all)" : ""))
+            }
             return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "")")
         case (.reconnect, _):
             job.reconnectPending = false
@@ -540,7 +547,7 @@ extension JobState {
     /// read, write, notify: an operation timer runs while the operation is under way.
     var hasOperationTimer: Bool {
         switch job {
-        case .read, .write, .notify, .readDescriptor, .writeDescriptor: return true
+        case .read, .write, .writeStream, .notify, .readDescriptor, .writeDescriptor: return true
         case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
         }
     }

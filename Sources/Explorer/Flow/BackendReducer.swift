@@ -66,6 +66,13 @@ enum BackendReducer {
             s.operations[cid] = nil
             if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid); s.notifySockets[cid] = nil }
             s.alert = Alert(.info, "\(subscription(s, cid)) \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
+        case let .writeAcquired(cid, mtu):
+            // The MTU of the link, as with AcquireNotify's.
+            if let id = s.peripherals.values.first(where: { $0.characteristic(cid) != nil })?.id {
+                s.peripherals.update(id) { p in p.mtu = max(p.mtu ?? 0, mtu) }
+            }
+        case .writeNotAcquired, .writesFlushed:
+            break   // a command's (`write --file`): JobReducer's
         case let .notificationsAcquired(cid, mtu):
             s.notifySockets[cid] = mtu
             // The MTU of the link, where BlueZ gave none with the services (before 5.62).

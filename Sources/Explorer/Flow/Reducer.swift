@@ -31,7 +31,7 @@ public enum Reducer {
             return effects
         case .jobTimerFired, .interrupted:
             return []   // the command's own (JobReducer)
-        case .served, .serveControl, .serveNotified, .serveWindowSent, .serveDrained, .serveStopped:
+        case .served, .serveControl, .serveNotified, .serveWindowSent, .serveDrained, .serveStopped, .serveTallyAsked:
             return []   // serve's own (ServeReducer)
         case .cursorMoved(let move):
             moveCursor(&s, move)

@@ -111,6 +111,18 @@ public enum RecordingFormat {
             j.string("type", "notify-acquired")
             characteristic(&j, cid, state)
             j.int("mtu", mtu)
+        case let .writeAcquired(cid, mtu):
+            j.string("type", "write-acquired")
+            characteristic(&j, cid, state)
+            j.int("mtu", mtu)
+        case let .writeNotAcquired(cid, reason, mtu):
+            j.string("type", "write-not-acquired")
+            characteristic(&j, cid, state)
+            j.string("message", reason)
+            j.int("mtu", mtu)
+        case let .writesFlushed(cid):
+            j.string("type", "writes-flushed")
+            characteristic(&j, cid, state)
         case let .valueNotified(cid, bytes):
             j.string("type", "notification")
             characteristic(&j, cid, state)

@@ -125,6 +125,15 @@ enum RecordedEvent {
         case "notify-acquired":
             guard let cid = path(v), let mtu = v["mtu"]?.int, (23...517).contains(mtu) else { return nil }
             return .notificationsAcquired(cid, mtu: mtu)
+        case "write-acquired":
+            guard let cid = path(v), let mtu = v["mtu"]?.int, (23...517).contains(mtu) else { return nil }
+            return .writeAcquired(cid, mtu: mtu)
+        case "write-not-acquired":
+            guard let cid = path(v), let reason = v["message"]?.string else { return nil }
+            return .writeNotAcquired(cid, reason: TerminalSafe.text(ReportBounds.prefix(reason, bytes: 1024)),
+                                     mtu: v["mtu"]?.int.flatMap { (23...517).contains($0) ? $0 : nil })
+        case "writes-flushed":
+            return path(v).map { .writesFlushed($0) }
         case "notification":
             guard let cid = path(v), let b = bytes(v) else { return nil }
             return .valueNotified(cid, b)

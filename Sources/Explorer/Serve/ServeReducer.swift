@@ -7,6 +7,9 @@ public enum ServeCommand: Equatable, Sendable {
     /// how many went; then, unless it was the last or one failed, a drain (`.serveDrained`).
     case streamWindow(BLEUUID, [Bytes], generation: Int, end: Bytes?)
     case set(BLEUUID, Bytes)
+    /// `--receive`: write what a central sent to the file, after what is there (a raw
+    /// stream) or in its place (a whole message).
+    case save(Bytes, append: Bool)
     /// Unregister and stop advertising (`.serveStopped` when done).
     case stop
 }
@@ -57,6 +60,9 @@ enum ServeReducer {
     static func reduce(_ s: inout ServeState, _ action: Action) -> [Effect] {
         switch action {
         case let .served(event, mtu, at):
+            // A write to `--receive`'s characteristic is counted, not printed.
+            if case let .written(c, bytes, _, offset) = event,
+               let out = ServeReceive.written(&s, c, Array(bytes.dropFirst(offset)), at: at) { return out }
             s.apply(event, at: at)
             var effects = say(&s, line(event, s), at: at)
             if case .registered = event { s.everRegistered = true }
@@ -75,8 +81,10 @@ enum ServeReducer {
             return ok ? pump(&s, at: at) : finishStream(&s, "stream-stopped", at: at)
         case .serveStopped:
             return [.finish(exitCode: s.exitCode)]
+        case .serveTallyAsked:
+            return ServeReceive.tally(&s, "receive-progress")
         case .interrupted, .quitRequested:
-            return stop(&s, exitCode: 0)
+            return (s.stopping ? [] : ServeReceive.tally(&s, "receive-total")) + stop(&s, exitCode: 0)
         default:
             return []
         }
@@ -219,7 +227,7 @@ enum ServeReducer {
         case .advertisementReleased: return ServeLine("advertisement-released")
         case let .read(c, offset, bytes):
             return ServeLine("read", attr(c) + [.init("offset", offset > 0 ? String(offset) : nil), .init("hex", hex(bytes, separator: ""))])
-        case let .written(c, bytes, type): return ServeLine("write", attr(c) + [.init("type", type), .init("hex", hex(bytes, separator: ""))])
+        case let .written(c, bytes, type, _): return ServeLine("write", attr(c) + [.init("type", type), .init("hex", hex(bytes, separator: ""))])
         case let .subscribed(c): return ServeLine("subscribed", attr(c))
         case let .acquired(c, mtu): return ServeLine("subscribed", attr(c) + [.init("via", "socket"), .init("mtu", String(mtu))])
         case let .unsubscribed(c): return ServeLine("unsubscribed", attr(c))

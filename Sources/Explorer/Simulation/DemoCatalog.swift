@@ -11,6 +11,8 @@ enum DemoCatalog {
     static let floodService: BLEUUID = "B1E5E1A0-0020-4C7A-9E3B-2D8F00C0FFEE"
     static let floodCharacteristic: BLEUUID = "B1E5E1A0-0021-4C7A-9E3B-2D8F00C0FFEE"
     static let floodRate = 5_000.0
+    /// Demo Stream's way in: takes writes with and without response and counts them.
+    static let streamSink: BLEUUID = "08590F7F-DB05-467E-8757-72F6FAEB13D4"
     static let flakyService: BLEUUID = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
     static let altBeaconID: BLEUUID = "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"
     /// A vendor service with no assigned name: its value is read by its 0x2904 and labelled by its 0x2901.
@@ -62,6 +64,10 @@ enum DemoCatalog {
             }
             let c = SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
             c.descriptorValues = values
+            return c
+        }
+        func sink(_ c: SimCharacteristic) -> SimCharacteristic {
+            c.counts = true
             return c
         }
         func encrypted(_ c: SimCharacteristic) -> SimCharacteristic {
@@ -138,7 +144,9 @@ enum DemoCatalog {
             services: [
                 m.service(streamService) { [m] s in
                     [m.char(s, streamCharacteristic, [.notify], [],
-                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: "Data (20-byte chunks, then EOM)")]
+                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: "Data (20-byte chunks, then EOM)"),
+                     m.sink(m.char(s, streamSink, [.read, .write, .writeWithoutResponse], Array("received 0 bytes in 0 writes".utf8),
+                                   userDescription: "Data in (counts what it gets)"))]
                 },
                 // Added last so the handles before it stay as they were. BLE's shortest
                 // connection interval, 7.5 ms: 37 or 38 notifications at each event.

@@ -50,6 +50,9 @@ final class SimCharacteristic {
     /// how many it has sent: the next value carries `floodSent + 1`.
     var floodRate = 0.0
     var floodSent = 0
+    /// A sink (the demo's "Data in"): writes are counted, not kept; a read says the count.
+    var counts = false
+    var receivedBytes = 0, receivedWrites = 0
 
     init(_ id: CharacteristicID, _ uuid: BLEUUID, _ properties: CharacteristicProperties, value: Bytes,
          notify: NotifyBehaviour = .none, descriptors: [GATTDescriptor]) {

@@ -76,7 +76,7 @@ extension SimulatedWorld {
         guard let gen = servicesOwed.removeValue(forKey: d.id) else { return }
         schedule(t + 0.5) { [unowned self] t in
             guard d.linkGeneration == gen, d.connected else { return }
-            self.emit(t, .servicesResolved(d.id, d.gatt, mtu: 247))
+            self.emit(t, .servicesResolved(d.id, d.gatt, mtu: Self.mtu))
         }
     }
 }

@@ -4,6 +4,8 @@
 /// events: the demo, the tests and the screenshots all run on it.
 public final class SimulatedWorld {
     public let adapterName = "sim0"
+    /// The ATT MTU of every simulated link.
+    static let mtu = 247
     private var rng: SeededRandom
     let devices: [SimDevice]
     let byID: [PeripheralID: SimDevice]
@@ -100,6 +102,16 @@ public final class SimulatedWorld {
                 if bytes.count > 512 {
                     return .writeCompleted(cid, bytes, type, .invalidValueLength("Invalid Length"))
                 }
+                // As bluetoothd refuses a write without response longer than one PDU.
+                if type == .command, bytes.count > Self.mtu - 3 {
+                    return .writeCompleted(cid, bytes, type, .failed("Failed to initiate write"))
+                }
+                guard !c.counts else {
+                    c.receivedBytes += bytes.count
+                    c.receivedWrites += 1
+                    c.value = Array("received \(c.receivedBytes) bytes in \(c.receivedWrites) writes".utf8)
+                    return .writeCompleted(cid, bytes, type, nil)
+                }
                 c.value = bytes
                 return .writeCompleted(cid, bytes, type, nil)
             }
@@ -165,6 +177,10 @@ public final class SimulatedWorld {
             emit(t, .peripheralRemoved(id))
         case .setPowered:
             emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: scanning)))
+        case let .acquireWrite(_, cid):
+            emit(t, .writeNotAcquired(cid, reason: "the simulated world passes no file descriptors", mtu: Self.mtu))
+        case let .flushWrites(_, cid):
+            emit(t, .writesFlushed(cid))   // every write was answered: nothing waits
         case let .setNotify(id, cid, on):
             withCharacteristic(id, cid, t) { [unowned self] d, c, t in
                 guard c.properties.canSubscribe else {
@@ -203,7 +219,7 @@ public final class SimulatedWorld {
                 [m.char(s, "8EC90003-F315-4F60-9FB8-838830DAEA50", [.write, .indicate], [], userDescription: "Buttonless DFU")]
             })
         }
-        emit(t, .servicesResolved(d.id, d.gatt, mtu: 247))
+        emit(t, .servicesResolved(d.id, d.gatt, mtu: Self.mtu))
     }
 
     /// The demo iTag ends the link, as iTags do now and then (on demand: the demo's
@@ -264,7 +280,7 @@ public final class SimulatedWorld {
         at += rng.uniform(0.2, 0.5)
         schedule(at) { [unowned self] t in
             guard d.linkGeneration == gen else { return }
-            self.emit(t, .servicesResolved(id, d.gatt, mtu: 247))
+            self.emit(t, .servicesResolved(id, d.gatt, mtu: Self.mtu))
             if let after = d.link.dropAfter {
                 self.schedule(t + after) { [unowned self] t in
                     guard d.linkGeneration == gen else { return }
