@@ -25,7 +25,7 @@ import Explorer
     app.type("\r")
     guard app.waitFor("Flood (numbered", timeout: 10) != nil else { return failed("Demo Stream did not connect") }
     app.drain(for: 0.3)
-    app.type("jjj\r")
+    app.type("jjjj\r")   // Data, Data in, the Flood service, Flood
     guard app.waitFor("Client Characteristic Configuration", timeout: 3) != nil else { return failed("no flood characteristic") }
     // The app's own load before the flood (the demo's devices advertising, the clock), to
     // take from the load under it.

@@ -34,7 +34,7 @@ struct FloodEndToEndTests {
         try t.filterScanList("Demo Stream", "only the stream") { $0.contains("5C:F3:70:8A:00:42") && !$0.contains("Demo HRM") }
         try t.keys("Enter")
         try t.waitFor(text: "Flood (numbered, 5,000 a second)", timeout: 10)
-        try t.keys("j", "j", "j", "Enter")
+        try t.keys("j", "j", "j", "j", "Enter")   // Data, Data in, the Flood service, Flood
         try t.waitFor(text: "Scan › Demo Stream › “Flood")
         try t.keys("n")
         try t.waitFor(text: "Notifications on:")
