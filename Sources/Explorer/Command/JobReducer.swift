@@ -140,10 +140,14 @@ enum JobReducer {
                 let report = descriptorReport(s, job, bytes, at: at)
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
+                if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor read") }
                 return fail(&s, &job, "descriptor read failed: \(e)\(OnDemand.hint(s, target, e))")
             }
         case let .descriptorWritten(did, bytes, error) where did == job.descriptor && job.phase == .working:
-            if let error { return fail(&s, &job, "descriptor write failed: \(error)\(OnDemand.hint(s, target, error))") }
+            if let error {
+                if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor write") }
+                return fail(&s, &job, "descriptor write failed: \(error)\(OnDemand.hint(s, target, error))")
+            }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: .request)
             report.descriptor = job.job.descriptorUUID
             report.handle = did.handle
@@ -183,7 +187,7 @@ enum JobReducer {
         case let .agentRequested(r) where r.device == target && job.phase == .working:
             // BlueZ raises the link's security by itself when an operation is refused, and
             // asks our agent: the answer may take a person's time.
-            guard job.hasOperationTimer, let cid = job.characteristic, s.operations[cid] != nil else { return [] }
+            guard job.hasOperationTimer, let id = job.descriptor ?? job.characteristic, s.operations[id] != nil else { return [] }
             return [.startTimer(.operation, after: pairTimeout)]
         case let .scanFailed(error):
             return fail(&s, &job, "scan failed: \(error)")
@@ -239,9 +243,10 @@ enum JobReducer {
     /// refused operation ends by itself, with Device1.Pair's error.)
     static func pairingRefused(_ s: inout AppState, _ job: inout JobState, _ action: Action, _ effects: [Effect]) -> [Effect] {
         guard case let .backend(.agentRequested(r), _) = action, r.device == job.target, job.phase == .working,
-              let cid = job.characteristic, let op = s.operations[cid], !op.waitingForPairing else { return [] }
+              let aid = job.descriptor ?? job.characteristic, let op = s.operations[aid], !op.waitingForPairing else { return [] }
         for case let .backend(.answerAgent(id, .reject(why))) in effects where id == r.id {
-            return fail(&s, &job, "\(op.verb.lowercased()) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
+            let what = (op.isDescriptor ? "descriptor " : "") + op.verb.lowercased()
+            return fail(&s, &job, "\(what) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
         }
         return []
     }
