@@ -91,6 +91,36 @@ struct JobTests {
         #expect(Reducer.reduce(&s, .jobTimerFired(.linger)) == [.finish(exitCode: 0)])
     }
 
+    /// The MTU said on stderr when AcquireNotify hands over its socket is in every JSON line
+    /// too; through StartNotify, the link's (GattCharacteristic1.MTU).
+    @Test func notifyLinesCarryTheLinksMTU() {
+        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: nil))
+        _ = Motor.ready(&s)
+        Fixture.apply(&s, .notifyChanged(Motor.char, enabled: true, nil))
+        func value(_ effects: [Effect]) -> ValueReport? {
+            for case let .output(.value(v)) in effects { return v }
+            return nil
+        }
+        let plain = value(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09])))
+        #expect(plain?.mtu == 247)
+        #expect(Fixture.apply(&s, .notificationsAcquired(Motor.char, mtu: 185))
+            == [.output(.warning("notifications through a socket (AcquireNotify), MTU 185"))])
+        let acquired = try! #require(value(Fixture.apply(&s, .valueNotified(Motor.char, [0x2A, 0x09]))))
+        #expect(acquired.mtu == 185)
+        let line = CommandPrinter(json: true).lines(.value(acquired), now: acquired.at).first?.text ?? ""
+        #expect(line.contains(#""origin":"notify","mtu":185,"hex":"2a09""#), "\(line)")
+        // Unknown (BlueZ before 5.62, no socket): not said.
+        s.peripherals.update(Motor.id) { $0.mtu = nil }
+        s.notifySockets = [:]
+        let unknown = try! #require(value(Fixture.apply(&s, .valueNotified(Motor.char, [0x2B, 0x09]))))
+        #expect(unknown.mtu == nil)
+        #expect(CommandPrinter(json: true).lines(.value(unknown), now: unknown.at).first?.text.contains("mtu") == false)
+        // A read's line has none.
+        var r = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&r)
+        #expect(value(Fixture.apply(&r, .readCompleted(Motor.char, .success([0x29, 0x09]))))?.mtu == nil)
+    }
+
     @Test func notifyUntilAMarkerJoinsTheChunks() {
         var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: StreamEnd(marker: Array("EOM".utf8))))
         _ = Motor.ready(&s)
@@ -102,6 +132,8 @@ struct JobTests {
         guard case let .output(.message(m)) = effects.dropFirst().first else { Issue.record("no message in \(effects)"); return }
         #expect(m.bytes == Array("hello world".utf8) && m.chunks == 2 && m.framing == .plain)
         #expect(m.seconds == 3)
+        #expect(m.mtu == 247)
+        #expect(CommandPrinter(json: true).lines(.message(m), now: Fixture.t0).first?.text.contains(#""mtu":247"#) == true)
     }
 
     /// EATT's disorder, as plain chunks show it: a chunk after the marker, or a short one

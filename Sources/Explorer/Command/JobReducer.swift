@@ -337,7 +337,9 @@ enum JobReducer {
             return chunk(&s, &job, until, bytes, at: at)
         case let .notify(_, _, count, _, nil):
             job.notifications += 1
-            var effects = valueReport(s, job, bytes, at: at, origin: .notify).map { [Effect.output(.value($0))] } ?? []
+            var report = valueReport(s, job, bytes, at: at, origin: .notify)
+            report?.mtu = linkMTU(s, job)
+            var effects = report.map { [Effect.output(.value($0))] } ?? []
             if let count, job.notifications >= count { effects += leave(&s, &job, exitCode: 0) }
             return effects
         case let .watch(address, _, debounce):
@@ -410,8 +412,9 @@ enum JobReducer {
 
     static func report(_ s: inout AppState, _ job: inout JobState, _ m: StreamAssembly.Message) -> [Effect] {
         guard case let .notify(address, uuid, _, _, _) = job.job, let framing = job.assembly?.framing else { return [] }
-        let report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
+        var report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
                                    seconds: max(0.001, m.at - (m.startedAt ?? m.at)), framing: framing, reordered: m.reordered)
+        report.mtu = linkMTU(s, job)
         return [.cancelTimer(.settle), .output(.message(report))] + leave(&s, &job, exitCode: 0)
     }
 
@@ -489,6 +492,13 @@ enum JobReducer {
         guard let id = job.target, let cid = job.characteristic, let p = s.peripherals[id],
               let (_, c) = p.characteristic(cid) else { return nil }
         return s.valueReport(p, c, bytes, at: at, origin: origin, offset: offset)
+    }
+
+    /// The MTU of the link notifications come over: the one AcquireNotify gave with its
+    /// socket, else the link's (GattCharacteristic1.MTU).
+    static func linkMTU(_ s: AppState, _ job: JobState) -> Int? {
+        guard let cid = job.characteristic else { return nil }
+        return s.notifySockets[cid] ?? job.target.flatMap { s.peripherals[$0]?.mtu }
     }
 
     /// A descriptor's value: named and decoded as descriptors are (`DescriptorValue`).
