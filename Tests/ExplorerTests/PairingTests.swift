@@ -328,3 +328,27 @@ struct DemoPairingTests {
         #expect(s.peripherals[Self.lock]?.bond.paired == true)
     }
 }
+
+@Suite("The kind of an address")
+struct AddressKindTests {
+    @Test func publicOrRandomByItsTopTwoBits() {
+        #expect(AddressKind(type: "public", address: "E4:1C:22:5D:90:11") == .public)
+        #expect(AddressKind(type: "random", address: "C4:7A:0E:51:3B:D9") == .static)          // 11
+        #expect(AddressKind(type: "random", address: "6B:2E:91:3C:4D:5E") == .resolvable)      // 01
+        #expect(AddressKind(type: "random", address: "1A:2E:91:3C:4D:5E") == .nonResolvable)   // 00
+        #expect(AddressKind(type: "random", address: "8A:2E:91:3C:4D:5E") == .random)          // 10: reserved
+        #expect(AddressKind(type: "random", address: "") == .random)
+        #expect(AddressKind(type: nil, address: "C4:7A:0E:51:3B:D9") == nil)
+        #expect(AddressKind(type: "bogus", address: "C4:7A:0E:51:3B:D9") == nil)
+        #expect(AddressKind.resolvable.text == "random resolvable" && AddressKind.resolvable.short == "RPA")
+        #expect(AddressKind.nonResolvable.text == "random non-resolvable" && AddressKind.nonResolvable.short == "NRPA")
+        #expect(AddressKind.public.text == "public" && AddressKind.static.short == "static")
+    }
+
+    @Test func pairedAndBondedAreBothSaid() {
+        #expect(Bond(paired: true, bonded: true).summary == "paired·bonded")
+        #expect(Bond(paired: true).summary == "paired")   // no keys kept: the next link pairs again
+        #expect(Bond(bonded: true, trusted: true).summary == "bonded·trusted")
+        #expect(Bond().summary == "")
+    }
+}
