@@ -79,6 +79,29 @@ struct JobTests {
         #expect(s.job?.exitCode == 1)
     }
 
+    /// The link goes down while a read waits (bluetoothd ends it when the device refuses the
+    /// pairing it started for the read): the read's own answer comes a moment later, and the
+    /// failure says both, and what to try.
+    @Test func aReadWhoseLinkWentDownSaysSoWithBluetoothdsAnswer() {
+        var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&s)
+        #expect(Fixture.apply(&s, .disconnected(Motor.id, .remote)) == [.startTimer(.operation, after: JobReducer.linkLostWait)])
+        let failed = Fixture.apply(&s, .readCompleted(Motor.char, .failure(.failed("Operation failed with ATT error: 0x0e"))))
+        #expect(failed.first == .output(.failure("read failed: the link went down while the read waited for its answer "
+            + "(bluetoothd: Operation failed with ATT error: 0x0e); C8:2B:96:0E:51:3A is not paired: for a device that "
+            + "refuses an operation for want of encryption bluetoothd pairs by itself, and a refused pairing ends the link "
+            + "(bleexplr pair C8:2B:96:0E:51:3A says why)")))
+        #expect(failed.last == .finish(exitCode: 1))
+
+        // No answer after all: the disconnection, as before.
+        var t = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&t)
+        _ = Fixture.apply(&t, .disconnected(Motor.id, .timeout))
+        let late = Reducer.reduce(&t, .jobTimerFired(.operation))
+        #expect(late.first == .output(.failure("C8:2B:96:0E:51:3A disconnected: \(DisconnectReason.timeout)")))
+        #expect(late.last == .finish(exitCode: 1))
+    }
+
     @Test func notifyCountsThenLeaves() {
         var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: 2, duration: nil, until: nil))
         #expect(Motor.ready(&s).contains(.backend(.setNotify(Motor.id, Motor.char, true))))

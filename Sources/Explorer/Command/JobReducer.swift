@@ -4,6 +4,8 @@
 /// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
 enum JobReducer {
     static let findTimeout = 20.0, connectTimeout = 45.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
+    /// How long a read or write whose link went down waits for bluetoothd's answer to it.
+    static let linkLostWait = 2.0
     static let messageLimit = 256 << 20
     static let reconnectBackoff = Backoff(initial: 1, limit: 30)
 
@@ -93,6 +95,12 @@ enum JobReducer {
                     job.phase = .connecting
                     return [watchSays("link", "link lost: \(reason)")] + reconnect(&s, &job)
                 }
+                if job.phase == .working, job.awaitsOneAnswer, job.linkLost == nil {
+                    // Its answer comes next (bluetoothd fails what was pending on the link):
+                    // wait for it a moment, to say what happened to the operation.
+                    job.linkLost = reason
+                    return [.startTimer(.operation, after: linkLostWait)]
+                }
                 return fail(&s, &job, "\(id) disconnected: \(reason)")
             case .finding, .done:
                 return []
@@ -124,12 +132,12 @@ enum JobReducer {
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the read") }
-                return fail(&s, &job, "read failed: \(e)\(OnDemand.hint(s, target, e))")
+                return fail(&s, &job, failure(s, job, "read", e))
             }
         case let .writeCompleted(cid, bytes, type, error) where cid == job.characteristic && job.phase == .working:
             if let error {
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the write") }
-                return fail(&s, &job, "write failed: \(error)\(OnDemand.hint(s, target, error))")
+                return fail(&s, &job, failure(s, job, "write", error))
             }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
             report.long = WriteType.isLong(bytes.count, type: type, mtu: target.flatMap { s.peripherals[$0]?.mtu })
@@ -141,12 +149,12 @@ enum JobReducer {
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
                 if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor read") }
-                return fail(&s, &job, "descriptor read failed: \(e)\(OnDemand.hint(s, target, e))")
+                return fail(&s, &job, failure(s, job, "descriptor read", e))
             }
         case let .descriptorWritten(did, bytes, error) where did == job.descriptor && job.phase == .working:
             if let error {
                 if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor write") }
-                return fail(&s, &job, "descriptor write failed: \(error)\(OnDemand.hint(s, target, error))")
+                return fail(&s, &job, failure(s, job, "descriptor write", error))
             }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: .request)
             report.descriptor = job.job.descriptorUUID
@@ -439,6 +447,7 @@ enum JobReducer {
             }
             return fail(&s, &job, "connecting to \(job.job.address ?? "") timed out")
         case (.operation, .working):
+            if let reason = job.linkLost { return fail(&s, &job, "\(job.target?.rawValue ?? "") disconnected: \(reason)") }
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
             return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "")")
         case (.reconnect, _):
@@ -494,6 +503,20 @@ enum JobReducer {
         return s.valueReport(p, c, bytes, at: at, origin: origin, offset: offset)
     }
 
+    /// "read failed: …": the operation's error, and when the link went down while it waited,
+    /// that first. An unpaired device that wants encryption ends like this when it refuses the
+    /// pairing bluetoothd starts by itself (the kernel ends the link after a failed pairing,
+    /// and bluetoothd fails the pending request with its own ATT error 0x0e, "Unlikely Error").
+    static func failure(_ s: AppState, _ job: JobState, _ what: String, _ e: BackendError) -> String {
+        guard job.linkLost != nil, let id = job.target else { return "\(what) failed: \(e)\(OnDemand.hint(s, job.target, e))" }
+        var m = "\(what) failed: the link went down while the \(what) waited for its answer (bluetoothd: \(e))"
+        if s.peripherals[id]?.bond.paired != true {
+            m += "; \(id) is not paired: for a device that refuses an operation for want of encryption bluetoothd "
+                + "pairs by itself, and a refused pairing ends the link (bleexplr pair \(id) says why)"
+        }
+        return m
+    }
+
     /// The MTU of the link notifications come over: the one AcquireNotify gave with its
     /// socket, else the link's (GattCharacteristic1.MTU).
     static func linkMTU(_ s: AppState, _ job: JobState) -> Int? {
@@ -534,6 +557,14 @@ extension JobState {
         switch job {
         case .read, .write, .notify, .readDescriptor, .writeDescriptor: return true
         case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
+        }
+    }
+
+    /// read, write, and their descriptor kinds: one answer ends the work.
+    var awaitsOneAnswer: Bool {
+        switch job {
+        case .read, .write, .readDescriptor, .writeDescriptor: return true
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return false
         }
     }
 
