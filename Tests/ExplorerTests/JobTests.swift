@@ -93,12 +93,15 @@ struct JobTests {
             + "(bleexplr pair C8:2B:96:0E:51:3A says why)")))
         #expect(failed.last == .finish(exitCode: 1))
 
-        // No answer after all: the disconnection, as before.
+        // No answer at all (bluetoothd 5.82 leaves it pending): said so; a reason bluetoothd gave is said.
         var t = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
         _ = Motor.ready(&t)
-        _ = Fixture.apply(&t, .disconnected(Motor.id, .timeout))
+        _ = Fixture.apply(&t, .disconnected(Motor.id, .other("authentication failed")))
         let late = Reducer.reduce(&t, .jobTimerFired(.operation))
-        #expect(late.first == .output(.failure("C8:2B:96:0E:51:3A disconnected: \(DisconnectReason.timeout)")))
+        #expect(late.first == .output(.failure("read failed: the link went down while the read waited for its answer: "
+            + "\(DisconnectReason.other("authentication failed")) (bluetoothd did not answer it); C8:2B:96:0E:51:3A is not paired: "
+            + "for a device that refuses an operation for want of encryption bluetoothd pairs by itself, and a refused "
+            + "pairing ends the link (bleexplr pair C8:2B:96:0E:51:3A says why)")))
         #expect(late.last == .finish(exitCode: 1))
     }
 

@@ -447,7 +447,7 @@ enum JobReducer {
             }
             return fail(&s, &job, "connecting to \(job.job.address ?? "") timed out")
         case (.operation, .working):
-            if let reason = job.linkLost { return fail(&s, &job, "\(job.target?.rawValue ?? "") disconnected: \(reason)") }
+            if job.linkLost != nil { return fail(&s, &job, failure(s, job, job.operationName, nil)) }
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
             return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "")")
         case (.reconnect, _):
@@ -504,12 +504,18 @@ enum JobReducer {
     }
 
     /// "read failed: …": the operation's error, and when the link went down while it waited,
-    /// that first. An unpaired device that wants encryption ends like this when it refuses the
-    /// pairing bluetoothd starts by itself (the kernel ends the link after a failed pairing,
-    /// and bluetoothd fails the pending request with its own ATT error 0x0e, "Unlikely Error").
-    static func failure(_ s: AppState, _ job: JobState, _ what: String, _ e: BackendError) -> String {
-        guard job.linkLost != nil, let id = job.target else { return "\(what) failed: \(e)\(OnDemand.hint(s, job.target, e))" }
-        var m = "\(what) failed: the link went down while the \(what) waited for its answer (bluetoothd: \(e))"
+    /// that first, with bluetoothd's answer (`e`; nil: none came). An unpaired device that wants
+    /// encryption ends like this when it refuses the pairing bluetoothd starts by itself: the
+    /// kernel ends the link after a failed pairing, and bluetoothd 5.66 then fails the pending
+    /// request with its own ATT error 0x0e (Unlikely Error) while 5.82 leaves it unanswered.
+    static func failure(_ s: AppState, _ job: JobState, _ what: String, _ e: BackendError?) -> String {
+        guard let lost = job.linkLost, let id = job.target else {
+            return "\(what) failed: " + (e.map { "\($0)\(OnDemand.hint(s, job.target, $0))" } ?? "no answer")
+        }
+        // Before BlueZ 5.83 "remote" is a guess (bluetoothd gives no reason): not said here.
+        let why = lost == .remote ? "" : ": \(lost)"
+        var m = "\(what) failed: the link went down while the \(what) waited for its answer\(why) ("
+            + (e.map { "bluetoothd: \($0)" } ?? "bluetoothd did not answer it") + ")"
         if s.peripherals[id]?.bond.paired != true {
             m += "; \(id) is not paired: for a device that refuses an operation for want of encryption bluetoothd "
                 + "pairs by itself, and a refused pairing ends the link (bleexplr pair \(id) says why)"
@@ -557,6 +563,16 @@ extension JobState {
         switch job {
         case .read, .write, .notify, .readDescriptor, .writeDescriptor: return true
         case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
+        }
+    }
+
+    /// "read", "write", "descriptor read", "descriptor write", as failures begin.
+    var operationName: String {
+        switch job {
+        case .write: return "write"
+        case .readDescriptor: return "descriptor read"
+        case .writeDescriptor: return "descriptor write"
+        case .read, .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return "read"
         }
     }
 

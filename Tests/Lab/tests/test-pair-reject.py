@@ -16,9 +16,11 @@ from labkit import *
 # Supported) becomes the kernel's HCI Authentication Failure, which bluetoothd's Device1.Pair reports as
 # AuthenticationFailed (its AuthenticationRejected is for a mgmt "rejected" or "busy" status), and the
 # kernel ends the link. A read: bluetoothd raises the link's security for it by itself, the pairing is
-# refused, the link is ended, and the pending ReadValue is answered with bluetoothd's own ATT error 0x0e.
+# refused, the kernel ends the link, and then 5.66 answers the pending ReadValue with its own ATT error
+# 0x0e while 5.82 leaves it unanswered.
 PAIR_ERROR = 'AuthenticationFailed: Authentication Failed'
-READ_ERROR = 'the link went down while the read waited for its answer (bluetoothd: Operation failed with ATT error: 0x0e)'
+READ_ERROR = 'read failed: the link went down while the read waited for its answer'
+BLUETOOTHD_SAID = {(5, 66): '(bluetoothd: Operation failed with ATT error: 0x0e)', (5, 82): '(bluetoothd did not answer it)'}
 
 
 def test():
@@ -41,7 +43,9 @@ def test():
     check(p.returncode == 1 and p.stdout.strip() == '', 'the read exits 1 and prints no value (status %d)' % p.returncode)
     check(peer.state()['refused'] > refused, 'the peer refused the pairing the read led to (%d)' % peer.state()['refused'])
     check(not peer.central_prop('Paired'), 'hci0 has not paired it')
-    check(last.startswith('bleexplr: read failed: ') and READ_ERROR in last, 'the read says %r (%r)' % (READ_ERROR, last))
+    check(last.startswith('bleexplr: ' + READ_ERROR), 'the read says %r (%r)' % (READ_ERROR, last))
+    said = BLUETOOTHD_SAID.get(bluez_version())
+    check(said is None or said in last, 'with what bluetoothd %s does: %s' % ('.'.join(map(str, bluez_version())), said))
     check('is not paired' in last and 'bleexplr pair %s says why' % peer.address in last, 'and what to try')
     check(pump(15, lambda: not peer.central_prop('Connected')), 'the link went down')
     peer.forget()
