@@ -405,8 +405,28 @@ public final class BlueZBackend: Backend {
             self.resolving.removeValue(forKey: id)
             guard self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
             self.resolvedSent.insert(id)
-            self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path),
-                                        mtu: BlueZTranslate.mtu(self.mirror, devicePath: path)))
+            self.askMTU(path) { [weak self] mtu in
+                // Gone meanwhile: its disconnection was sent, and a later link resolves again.
+                guard let self, self.resolvedSent.contains(id),
+                      self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
+                self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path),
+                                            mtu: mtu ?? BlueZTranslate.mtu(self.mirror, devicePath: path)))
+            }
+        }
+    }
+
+    /// The link's MTU, asked of one characteristic (GattCharacteristic1.MTU, BlueZ >= 5.62).
+    /// The mirror cannot be trusted with it: bluetoothd drops the property while a device is
+    /// disconnected and brings it back on the next link without a signal (5.66, 5.82: a link
+    /// whose MTU stays 23 never says it), so a reconnection would have none or the last
+    /// link's. nil when there is no characteristic or bluetoothd has no such property.
+    func askMTU(_ devicePath: String, _ done: @escaping @MainActor (Int?) -> Void) {
+        guard let first = mirror.paths(with: BlueZTranslate.characteristic, under: devicePath).sorted().first else {
+            return done(nil)
+        }
+        call(first, "org.freedesktop.DBus.Properties", "Get", [.string(BlueZTranslate.characteristic), .string("MTU")],
+             timeout: 5) { result in
+            if case let .success(args) = result, let m = args.first?.strictUInt16, m >= 23 { done(m) } else { done(nil) }
         }
     }
 }

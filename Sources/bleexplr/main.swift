@@ -45,6 +45,7 @@ if case let .replay(plan) = options.verb {
     adapterName = r.recording.adapter
 } else if options.demo {
     let sim = SimulatedBackend(seed: options.seed, crowd: options.crowd)
+    sim.world.agentCapability = options.agent.capability
     simulated = sim
     backend = sim
     adapterName = sim.world.adapterName

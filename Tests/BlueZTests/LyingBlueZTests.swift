@@ -65,10 +65,11 @@ struct LyingBlueZTests {
         #expect(sink.events.first == .adapterChanged(AdapterStatus(name: "hci0", power: .poweredOff, discovering: false)))
         #expect(Self.reports(sink).map(\.id) == [Self.id])
         T.spin(loop, 0.05)
+        bus.answer("Get", .success([.variant(.string("not an MTU"))]))   // a lying MTU is no MTU
         let resolved = sink.events.compactMap { if case let .servicesResolved(_, s, _) = $0 { s } else { nil } }.last
+        #expect(sink.events.contains { if case .servicesResolved(_, _, nil) = $0 { true } else { false } })
         #expect(resolved?.map(\.uuid) == ["180F"])
         #expect(resolved?.first?.characteristics.isEmpty == true)
-        _ = bus
     }
 
     /// Devices outside the adapter, at the root, at the adapter's own path, and GATT

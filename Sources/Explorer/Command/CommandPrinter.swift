@@ -112,6 +112,7 @@ public struct CommandPrinter: Sendable {
         Self.descriptorFields(&j, v.descriptor, v.handle)
         j.string("name", v.name)
         j.string("origin", v.origin.rawValue)
+        j.int("mtu", v.mtu)
         if v.offset > 0 { j.int("offset", Int(v.offset)) }
         j.string("hex", hex(v.bytes, separator: ""))
         if let d = v.decoded {
@@ -135,6 +136,7 @@ public struct CommandPrinter: Sendable {
             j.string("event", "message"); j.string("address", m.address); j.string("uuid", m.uuid.canonical)
             j.int("bytes", m.bytes.count); j.int("chunks", m.chunks); j.string("framing", m.framing.rawValue)
             if m.framing == .seq { j.int("reordered", m.reordered) }
+            j.int("mtu", m.mtu)
             j.raw("seconds", JSONValue.number(seconds).serialized); j.raw("kbitPerSecond", JSONValue.number(rate).serialized)
             if messageFile == nil { j.string("hex", hex(m.bytes, separator: "")) }
             j.string("output", messageFile)

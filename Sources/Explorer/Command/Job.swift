@@ -162,6 +162,9 @@ public struct JobState: Equatable, Sendable {
     var printed: [PeripheralID: LiveScan.Mark] = [:]
     /// The operation was refused for want of encryption and waits for the pairing it started.
     public var pairingOnDemand = false
+    /// The link went down while a read or write waited for its answer: bluetoothd answers it
+    /// a moment later (its ATT error 0x0e: the request dropped), and the failure says both.
+    public var linkLost: DisconnectReason?
 
     /// `Job.each`: the state of each job, as if each were the only one.
     public var parts: [JobState] = []

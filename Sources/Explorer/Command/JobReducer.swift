@@ -4,6 +4,8 @@
 /// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
 enum JobReducer {
     static let findTimeout = 20.0, connectTimeout = 45.0, watchLinkTimeout = 20.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
+    /// How long a read or write whose link went down waits for bluetoothd's answer to it.
+    static let linkLostWait = 2.0
     static let messageLimit = 256 << 20
     static let reconnectBackoff = Backoff(initial: 1, limit: 30)
 
@@ -97,6 +99,12 @@ enum JobReducer {
                     job.phase = .connecting
                     return [watchSays("link", "link lost: \(reason)")] + reconnect(&s, &job)
                 }
+                if job.phase == .working, job.awaitsOneAnswer, job.linkLost == nil {
+                    // Its answer comes next (bluetoothd fails what was pending on the link):
+                    // wait for it a moment, to say what happened to the operation.
+                    job.linkLost = reason
+                    return [.startTimer(.operation, after: linkLostWait)]
+                }
                 return fail(&s, &job, "\(id) disconnected: \(reason)")
             case .finding, .done:
                 return []
@@ -128,12 +136,12 @@ enum JobReducer {
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the read") }
-                return fail(&s, &job, "read failed: \(e)\(OnDemand.hint(s, target, e))")
+                return fail(&s, &job, failure(s, job, "read", e))
             }
         case let .writeCompleted(cid, bytes, type, error) where cid == job.characteristic && job.phase == .working:
             if let error {
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the write") }
-                return fail(&s, &job, "write failed: \(error)\(OnDemand.hint(s, target, error))")
+                return fail(&s, &job, failure(s, job, "write", error))
             }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
             report.long = WriteType.isLong(bytes.count, type: type, mtu: target.flatMap { s.peripherals[$0]?.mtu })
@@ -144,10 +152,14 @@ enum JobReducer {
                 let report = descriptorReport(s, job, bytes, at: at)
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
-                return fail(&s, &job, "descriptor read failed: \(e)\(OnDemand.hint(s, target, e))")
+                if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor read") }
+                return fail(&s, &job, failure(s, job, "descriptor read", e))
             }
         case let .descriptorWritten(did, bytes, error) where did == job.descriptor && job.phase == .working:
-            if let error { return fail(&s, &job, "descriptor write failed: \(error)\(OnDemand.hint(s, target, error))") }
+            if let error {
+                if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor write") }
+                return fail(&s, &job, failure(s, job, "descriptor write", error))
+            }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: .request)
             report.descriptor = job.job.descriptorUUID
             report.handle = did.handle
@@ -187,7 +199,7 @@ enum JobReducer {
         case let .agentRequested(r) where r.device == target && job.phase == .working:
             // BlueZ raises the link's security by itself when an operation is refused, and
             // asks our agent: the answer may take a person's time.
-            guard job.hasOperationTimer, let cid = job.characteristic, s.operations[cid] != nil else { return [] }
+            guard job.hasOperationTimer, let id = job.descriptor ?? job.characteristic, s.operations[id] != nil else { return [] }
             return [.startTimer(.operation, after: pairTimeout)]
         case let .scanFailed(error):
             return fail(&s, &job, "scan failed: \(error)")
@@ -243,9 +255,10 @@ enum JobReducer {
     /// refused operation ends by itself, with Device1.Pair's error.)
     static func pairingRefused(_ s: inout AppState, _ job: inout JobState, _ action: Action, _ effects: [Effect]) -> [Effect] {
         guard case let .backend(.agentRequested(r), _) = action, r.device == job.target, job.phase == .working,
-              let cid = job.characteristic, let op = s.operations[cid], !op.waitingForPairing else { return [] }
+              let aid = job.descriptor ?? job.characteristic, let op = s.operations[aid], !op.waitingForPairing else { return [] }
         for case let .backend(.answerAgent(id, .reject(why))) in effects where id == r.id {
-            return fail(&s, &job, "\(op.verb.lowercased()) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
+            let what = (op.isDescriptor ? "descriptor " : "") + op.verb.lowercased()
+            return fail(&s, &job, "\(what) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
         }
         return []
     }
@@ -342,7 +355,9 @@ enum JobReducer {
             return chunk(&s, &job, until, bytes, at: at)
         case let .notify(_, _, count, _, nil):
             job.notifications += 1
-            var effects = valueReport(s, job, bytes, at: at, origin: .notify).map { [Effect.output(.value($0))] } ?? []
+            var report = valueReport(s, job, bytes, at: at, origin: .notify)
+            report?.mtu = linkMTU(s, job)
+            var effects = report.map { [Effect.output(.value($0))] } ?? []
             if let count, job.notifications >= count { effects += leave(&s, &job, exitCode: 0) }
             return effects
         case let .watch(address, _, debounce):
@@ -415,8 +430,9 @@ enum JobReducer {
 
     static func report(_ s: inout AppState, _ job: inout JobState, _ m: StreamAssembly.Message) -> [Effect] {
         guard case let .notify(address, uuid, _, _, _) = job.job, let framing = job.assembly?.framing else { return [] }
-        let report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
+        var report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
                                    seconds: max(0.001, m.at - (m.startedAt ?? m.at)), framing: framing, reordered: m.reordered)
+        report.mtu = linkMTU(s, job)
         return [.cancelTimer(.settle), .output(.message(report))] + leave(&s, &job, exitCode: 0)
     }
 
@@ -441,6 +457,7 @@ enum JobReducer {
             }
             return fail(&s, &job, connectTimedOut(s, job))
         case (.operation, .working):
+            if job.linkLost != nil { return fail(&s, &job, failure(s, job, job.operationName, nil)) }
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
             if let st = job.stream {
                 return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "") after \(st.done) of \(st.total) writes"
@@ -516,6 +533,33 @@ enum JobReducer {
         return s.valueReport(p, c, bytes, at: at, origin: origin, offset: offset)
     }
 
+    /// "read failed: …": the operation's error, and when the link went down while it waited,
+    /// that first, with bluetoothd's answer (`e`; nil: none came). An unpaired device that wants
+    /// encryption ends like this when it refuses the pairing bluetoothd starts by itself: the
+    /// kernel ends the link after a failed pairing, and bluetoothd 5.66 then fails the pending
+    /// request with its own ATT error 0x0e (Unlikely Error) while 5.82 leaves it unanswered.
+    static func failure(_ s: AppState, _ job: JobState, _ what: String, _ e: BackendError?) -> String {
+        guard let lost = job.linkLost, let id = job.target else {
+            return "\(what) failed: " + (e.map { "\($0)\(OnDemand.hint(s, job.target, $0))" } ?? "no answer")
+        }
+        // Before BlueZ 5.83 "remote" is a guess (bluetoothd gives no reason): not said here.
+        let why = lost == .remote ? "" : ": \(lost)"
+        var m = "\(what) failed: the link went down while the \(what) waited for its answer\(why) ("
+            + (e.map { "bluetoothd: \($0)" } ?? "bluetoothd did not answer it") + ")"
+        if s.peripherals[id]?.bond.paired != true {
+            m += "; \(id) is not paired: for a device that refuses an operation for want of encryption bluetoothd "
+                + "pairs by itself, and a refused pairing ends the link (bleexplr pair \(id) says why)"
+        }
+        return m
+    }
+
+    /// The MTU of the link notifications come over: the one AcquireNotify gave with its
+    /// socket, else the link's (GattCharacteristic1.MTU).
+    static func linkMTU(_ s: AppState, _ job: JobState) -> Int? {
+        guard let cid = job.characteristic else { return nil }
+        return s.notifySockets[cid] ?? job.target.flatMap { s.peripherals[$0]?.mtu }
+    }
+
     /// A descriptor's value: named and decoded as descriptors are (`DescriptorValue`).
     static func descriptorReport(_ s: AppState, _ job: JobState, _ bytes: Bytes, at: Timestamp) -> ValueReport? {
         guard let id = job.target, let p = s.peripherals[id], let du = job.job.descriptorUUID, let uuid = job.job.uuid else { return nil }
@@ -549,6 +593,24 @@ extension JobState {
         switch job {
         case .read, .write, .writeStream, .notify, .readDescriptor, .writeDescriptor: return true
         case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
+        }
+    }
+
+    /// "read", "write", "descriptor read", "descriptor write", as failures begin.
+    var operationName: String {
+        switch job {
+        case .write: return "write"
+        case .readDescriptor: return "descriptor read"
+        case .writeDescriptor: return "descriptor write"
+        case .read, .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return "read"
+        }
+    }
+
+    /// read, write, and their descriptor kinds: one answer ends the work.
+    var awaitsOneAnswer: Bool {
+        switch job {
+        case .read, .write, .readDescriptor, .writeDescriptor: return true
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return false
         }
     }
 

@@ -30,9 +30,7 @@ enum BackendReducer {
         case let .servicesResolved(id, services, mtu):
             return ConnectionReducer.servicesResolved(&s, id, services, mtu: mtu)
         case let .descriptorRead(did, result):
-            // An unreadable descriptor only costs its label; the recording keeps the error.
-            if case let .success(bytes) = result { s.descriptorValues[did] = Array(bytes.prefix(512)) }
-            return ConnectionReducer.descriptorRead(&s, did)
+            return DescriptorReducer.read(&s, did, result)
         case let .descriptorWritten(did, bytes, error):
             return DescriptorReducer.written(&s, did, bytes, error)
         case let .connectFailed(id, error):

@@ -295,6 +295,12 @@ enum DemoCatalog {
             address: "F1:0C:3E:88:6D:45", name: nil, connectable: false,
             advertisement: Advertisement(serviceUUIDs: ["FEAA"], serviceData: ["FEAA": eid], flags: 0x06),
             advInterval: 0.8, baseRSSI: -82, phase: 0.6, services: []))
+        // Broadcasters (phones' beacons, trackers, tags) use random addresses, whose kind the
+        // top two bits say (the scan list's TYPE: RPA, NRPA, static); 10 is no random kind, so
+        // those (A4:C1:38, a sensor maker's public prefix) stay public.
+        for d in list where !d.connectable && (UInt8(d.id.rawValue.prefix(2), radix: 16) ?? 0) >> 6 != 0b10 {
+            d.bond.addressType = "random"
+        }
         return list
     }
 
@@ -312,8 +318,29 @@ enum DemoCatalog {
             services: [m.service("1815") { [m] s in [m.encrypted(m.char(s, "2A56", [.read, .write], [0x00],
                                                                         userDescription: "Bolt (needs encryption)"))] },
                        m.battery(88)],
-            link: LinkBehaviour(passkey: lockPasskey))
+            link: LinkBehaviour(pairing: .showsPasskey(lockPasskey)))
         d.bond.addressType = "random"
+        d.random = SeededRandom(seed: 0x10C)
+        return d
+    }
+
+    /// The number Demo Keypad and we show for a numeric comparison, and the passkey of a
+    /// passkey entry with it (whichever side shows it; random in a real pairing, fixed here).
+    public static let keypadNumber: UInt32 = 482_913, keypadPasskey: UInt32 = 135_790
+
+    /// A door keypad with a small display (KeyboardDisplay, LE Secure Connections): with our
+    /// keyboard-display agent it pairs by numeric comparison; with `--agent display-only` we
+    /// show a passkey and it types it; with `--agent keyboard-only` it shows one for us.
+    static func keypadDevice() -> SimDevice {
+        let m = PathMaker("D2:5A:17:C4:80:6E")
+        let d = SimDevice(
+            address: "D2:5A:17:C4:80:6E", name: "Demo Keypad", connectable: true,
+            advertisement: Advertisement(localName: "Demo Keypad", serviceUUIDs: ["180F"], flags: 0x06),
+            advInterval: 0.6, baseRSSI: -63, phase: 0.9,
+            services: [m.battery(71)],
+            link: LinkBehaviour(pairing: .keyboardDisplay(number: keypadNumber, passkey: keypadPasskey)))
+        d.bond.addressType = "random"
+        d.random = SeededRandom(seed: 0x4B9D)
         return d
     }
 

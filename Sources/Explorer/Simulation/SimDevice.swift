@@ -76,8 +76,47 @@ struct LinkBehaviour: Equatable {
     var abortFirstAttempt = false
     /// The peripheral drops the link this many seconds after services are resolved.
     var dropAfter: Double? = nil
-    /// Pairing asks for this passkey (the device "shows" it); nil: pairing just works.
-    var passkey: UInt32? = nil
+    /// How it pairs (its input and output, as SMP sees them).
+    var pairing: SimPairing = .justWorks
+}
+
+/// A device's side of pairing: its IO capability, and what it shows. With ours (the agent's
+/// capability) it decides the method, as LE Secure Connections does (Core Vol 3, Part H,
+/// 2.3.5.1).
+enum SimPairing: Equatable {
+    /// No input, no output: Just Works.
+    case justWorks
+    /// A display only (Demo Lock): it shows this passkey for us to type.
+    case showsPasskey(UInt32)
+    /// A keypad and a display (Demo Keypad): it compares `number` with ours, types the passkey
+    /// we show, or shows `passkey` for us to type, as our capability allows.
+    case keyboardDisplay(number: UInt32, passkey: UInt32)
+
+    var asksAnything: Bool { self != .justWorks }
+
+    /// The method with an agent of `ours` (nil: none registered, which the demo treats as
+    /// the default keyboard-display).
+    func method(with ours: AgentCapability?) -> SimPairingMethod {
+        let ours = ours ?? .keyboardDisplay
+        switch (self, ours) {
+        case (.justWorks, _), (_, .noInputNoOutput): return .justWorks
+        case let (.showsPasskey(p), .keyboardDisplay), let (.showsPasskey(p), .keyboardOnly): return .enter(p)
+        case (.showsPasskey, .displayYesNo), (.showsPasskey, .displayOnly): return .justWorks
+        case let (.keyboardDisplay(n, _), .keyboardDisplay), let (.keyboardDisplay(n, _), .displayYesNo): return .confirm(n)
+        case let (.keyboardDisplay(_, p), .displayOnly): return .display(p)
+        case let (.keyboardDisplay(_, p), .keyboardOnly): return .enter(p)
+        }
+    }
+}
+
+enum SimPairingMethod: Equatable {
+    case justWorks
+    /// RequestPasskey: we type what the device shows.
+    case enter(UInt32)
+    /// RequestConfirmation: do both show this number?
+    case confirm(UInt32)
+    /// DisplayPasskey: we show it, the device's user types it.
+    case display(UInt32)
 }
 
 final class SimDevice {
@@ -95,6 +134,9 @@ final class SimDevice {
     var bond = Bond(addressType: "public")
     /// Scripted base RSSI by world time (nil: out of range), for beacons that move.
     var rssiScript: ((Double) -> Double?)?
+    /// Its own randomness (the pairing devices, added last): the other devices' runs stay as
+    /// they were. nil: the world's.
+    var random: SeededRandom?
 
     init(address: String, name: String?, connectable: Bool, advertisement: Advertisement,
          advInterval: Double, baseRSSI: Double, phase: Double, services: [SimService],

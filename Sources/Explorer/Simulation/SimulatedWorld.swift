@@ -13,8 +13,8 @@ public final class SimulatedWorld {
     private var jobs: [(time: Double, seq: Int, run: (Double) -> Void)] = []
     private var seq = 0
     private var out: [(Double, BackendEvent)] = []
-    /// The pairing device's own randomness: the other devices' runs stay as they were.
-    private var lockRandom = SeededRandom(seed: 0x10C)
+    /// The capability of our agent (`--agent`): with a device's, it decides how pairing goes.
+    public var agentCapability: AgentCapability? = .keyboardDisplay
     /// Agent requests asked and not answered: request id -> device.
     var agentRequests: [Int: SimDevice] = [:]
     var nextRequest = 1
@@ -29,11 +29,12 @@ public final class SimulatedWorld {
         all += DemoCatalog.regionDevices()
         all += DemoCatalog.crowd(crowd, rng: &rng)
         all.append(DemoCatalog.pairingDevice())
+        all.append(DemoCatalog.keypadDevice())
         devices = all
         byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         emit(0, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: false)))
         for d in devices {
-            let first = d.link.passkey == nil ? rng.uniform(0.05, d.advInterval) : 0.2
+            let first = d.random == nil ? rng.uniform(0.05, d.advInterval) : 0.2
             schedule(first) { [unowned self] t in self.advertise(d, t) }
         }
     }
@@ -235,8 +236,8 @@ public final class SimulatedWorld {
 
     private func advertise(_ d: SimDevice, _ t: Double) {
         // BLE adds 0-10 ms of random delay to each advertising event.
-        var random = d.link.passkey == nil ? rng : lockRandom
-        defer { if d.link.passkey == nil { rng = random } else { lockRandom = random } }
+        var random = d.random ?? rng
+        defer { if d.random == nil { rng = random } else { d.random = random } }
         schedule(t + d.advInterval + random.uniform(0, 0.01)) { [unowned self] t in self.advertise(d, t) }
         guard scanning, !d.connected, random.uniform(0, 1) < 0.85 else { return }  // some reports are missed
         let rssi: Int
@@ -250,8 +251,8 @@ public final class SimulatedWorld {
         emit(t, .advertisementReceived(AdvertisementReport(
             id: d.id, address: d.id.rawValue, name: d.name, rssi: max(-110, min(-20, rssi)),
             connectable: d.connectable, advertisement: d.advertisement)))
-        // As BlueZ's Device1 says it from the first sight on.
-        if d.bond != Bond(addressType: "public"), bondSent.insert(d.id).inserted { emit(t, .bondChanged(d.id, d.bond)) }
+        // As BlueZ's Device1 says it from the first sight on (its address type too).
+        if bondSent.insert(d.id).inserted { emit(t, .bondChanged(d.id, d.bond)) }
     }
 
     private func connect(_ id: PeripheralID, _ t: Double) {

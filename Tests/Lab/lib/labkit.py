@@ -305,10 +305,13 @@ def restart_bluetoothd(sig='TERM'):
 
 # ------------------------------------------------------------------ peers with their own security manager
 # guest/bumble_peers.py: Bumble hosts on the lab's radio link ("Lab Lock JW", "Lab Lock Passkey" showing
-# PEER_PASSKEY, "Lab Lock Compare"), each serving ENC_CHAR (needs encryption) and AUTH_CHAR (needs MITM).
+# PEER_PASSKEY, "Lab Lock Compare", "Lab Lock Reject" refusing every pairing), each serving ENC_CHAR (needs
+# encryption) and AUTH_CHAR (needs MITM); "Lab Small MTU" (ATT MTU 23, no security) serves SMALL_CHAR (read,
+# write, reliable write, up to 512 bytes).
 ENC_CHAR = '6c616273-0000-4000-8000-00000000c001'
 AUTH_CHAR = '6c616273-0000-4000-8000-00000000c002'
 PEER_PASSKEY = '123456'
+SMALL_CHAR = '6c616273-0000-4000-8000-00000000d001'
 
 
 def peers_state():
