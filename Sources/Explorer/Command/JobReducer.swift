@@ -599,7 +599,7 @@ extension JobState {
     /// "read", "write", "descriptor read", "descriptor write", as failures begin.
     var operationName: String {
         switch job {
-        case .write: return "write"
+        case .write, .writeStream: return "write"
         case .readDescriptor: return "descriptor read"
         case .writeDescriptor: return "descriptor write"
         case .read, .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return "read"
@@ -610,7 +610,7 @@ extension JobState {
     var awaitsOneAnswer: Bool {
         switch job {
         case .read, .write, .readDescriptor, .writeDescriptor: return true
-        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return false
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify, .writeStream: return false
         }
     }
 
