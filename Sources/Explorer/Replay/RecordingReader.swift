@@ -142,6 +142,16 @@ enum RecordedEvent {
             return .bondChanged(id, Bond(paired: v["paired"]?.bool ?? false, bonded: v["bonded"]?.bool ?? false,
                                          trusted: v["trusted"]?.bool ?? false, blocked: v["blocked"]?.bool ?? false,
                                          addressType: at == "public" || at == "random" ? at : nil))
+        case "unreadable":
+            guard let object = v["object"]?.string, let property = v["property"]?.string else { return nil }
+            switch v["problem"]?.string {
+            case "missing": return .propertyUnreadable(UnreadableProperty(object: object, property: property, problem: .missing))
+            case "wrong-type":
+                guard let sent = v["sent"]?.string, let expected = v["expected"]?.string else { return nil }
+                return .propertyUnreadable(UnreadableProperty(object: object, property: property,
+                                                              problem: .wrongType(sent: sent, expected: expected)))
+            default: return nil
+            }
         case "error":
             guard let e = error(v) else { return nil }
             return v["context"]?.string == "scan" ? .scanFailed(e) : .failure(e)
