@@ -175,6 +175,19 @@ struct LyingBlueZTests {
         let last = sink.events.last { if case .connectFailed = $0 { true } else { false } }
         guard case let .connectFailed(_, e2)? = last else { Issue.record("no connectFailed"); return }
         #expect(e2.message.utf8.count <= 3 * 1024 && !e2.message.unicodeScalars.contains(where: TerminalSafe.isUnsafe))
+        // StopDiscovery's error, and a GetManagedObjects that fails: the same.
+        backend.execute(.stopScan)
+        bus.answer("StopDiscovery", .failure(DBusError(name: "com.example.Error.Stop\u{1B}[5m", message: "\u{1B}[2Jstop\u{07}")))
+        guard case let .scanFailed(e3)? = sink.events.last else { Issue.record("no scanFailed for StopDiscovery"); return }
+        #expect(e3.message.contains("stop") && !(e3.name + e3.message).unicodeScalars.contains(where: TerminalSafe.isUnsafe))
+        let bus2 = FakeBus(), otherSink = T.Sink()
+        let backend2 = BlueZBackend(bus: bus2)
+        backend2.start(loop: EventLoop()) { e, _ in otherSink.events.append(e) }
+        bus2.answer("GetManagedObjects", .failure(DBusError(name: "org.freedesktop.DBus.Error.AccessDenied",
+                                                            message: "\u{1B}]0;pwned\u{07}\u{9B}31mdenied")))
+        guard case let .failure(e4)? = otherSink.events.last else { Issue.record("no failure for GetManagedObjects"); return }
+        #expect(e4.message.contains("denied") && !e4.message.unicodeScalars.contains(where: TerminalSafe.isUnsafe))
+        withExtendedLifetime(backend2) {}
     }
 
     /// bluetoothd changes owner while the snapshot is on its way, then the old reply

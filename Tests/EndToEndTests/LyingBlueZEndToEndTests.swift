@@ -66,6 +66,23 @@ final class LyingBlueZEndToEndTests {
         #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(output.debugDescription)")
     }
 
+    /// StopDiscovery failing with escape sequences in its message (`read` stops the scan once
+    /// it has found the device), and a GetManagedObjects that fails so: said, harmless.
+    @Test func hostileStopDiscoveryAndSnapshotErrorsReachNoTerminal() throws {
+        fake.connectedDeviceWithGATT(name: "Target")
+        fake.replies["StopDiscovery"] = .error(DBusError(name: "com.example.Error.Stop", message: Self.hostile))
+        var (output, status) = try run(["read", "C0:FF:EE:00:00:01", "2a37"])
+        #expect(fake.members.contains("StopDiscovery"), "\(fake.members)")
+        #expect(status != nil && output.contains("Stop: ") && output.contains("pwned") && output.contains("red"), "\(output)")
+        #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(output.debugDescription)")
+
+        fake.replies["GetManagedObjects"] = .error(DBusError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "\u{9B}2J" + Self.hostile))
+        (output, status) = try run(["scan", "--duration", "1"])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("AccessDenied") && output.contains("pwned"), "\(output)")
+        #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(output.debugDescription)")
+    }
+
     /// The full-screen app draws the lying device (what crashed with SIGILL on its first
     /// frame), says what it could not read (in its log, once, however often the device sends
     /// it), and quits when asked.
