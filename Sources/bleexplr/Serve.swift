@@ -37,7 +37,7 @@ struct ServeVerb: VerbParser {
         if let clone {
             guard rest.count == 1 else { fail("usage: bleexplr serve --clone RECORDING ADDRESS") }
             let address = parseAddress(rest[0])
-            do { spec = try CloneSpec.make(loadRecording(clone), address: address) } catch { fail(error.description) }
+            spec = cloneSpec(clone, address: address)
             source = "\(clone) \(address)"
         } else if let path = rest.first, rest.count == 1 {
             do { spec = try PeripheralSpec.parse(readText(path)) } catch { fail("\(TerminalSafe.text(path)): \(error)") }
@@ -65,6 +65,19 @@ struct ServeVerb: VerbParser {
         }
         return .serve(ServePlan(spec: spec, source: source, stream: stream, receive: receive))
     }
+}
+
+/// `serve --clone FILE ADDRESS`: the recording read a line at a time, only what the clone
+/// needs kept; what could not be read is said, as a replay says it.
+func cloneSpec(_ path: String, address: String) -> PeripheralSpec {
+    var gathered = CloneSpec.Gathered(address: address)
+    let r: Recording
+    do { r = try Recording.read(path: path) { _, e in gathered.add(e) } } catch { fail(TerminalSafe.text(error.description)) }
+    if r.skipped > 0 {
+        fputs("bleexplr: warning: skipped \(r.skipped) bad line\(r.skipped == 1 ? "" : "s") of \(TerminalSafe.text(path)) "
+              + "(not JSON, or not an event this bleexplr reads)\n", stderr)
+    }
+    do { return try CloneSpec.make(gathered, address: address) } catch { fail(error.description) }
 }
 
 /// A whole file, or exits with the reason.

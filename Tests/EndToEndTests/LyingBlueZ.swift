@@ -117,16 +117,22 @@ final class LyingBlueZ {
 
     /// Serves the fake bluetoothd until `condition` holds (checked ten times a second).
     func serve(until condition: () -> Bool, timeout: Double) -> Bool {
-        var tick: EventLoop.TimerID?
-        func again() { tick = loop.schedule(after: 0.1) { again() } }
+        serve(until: condition, timeout: timeout, every: nil)
+    }
+
+    /// The same, calling `tick` ten times a second (a device that keeps sending).
+    func serve(until condition: () -> Bool, timeout: Double, every tick: (() -> Void)?) -> Bool {
+        var timer: EventLoop.TimerID?
+        func again() { timer = loop.schedule(after: 0.1) { tick?(); again() } }
         again()
-        defer { tick.map(loop.cancel) }
+        defer { timer.map(loop.cancel) }
         return loop.run(until: condition, timeout: timeout)
     }
 
     /// Runs `bleexplr ARGS` against the fake bus; its output (stdout and stderr) and exit
     /// code (nil: it was still running after `timeout` and was killed).
-    func run(_ args: [String], timeout: Double = 20, env more: [String] = []) throws -> (output: String, status: Int32?) {
+    /// `during`: called ten times a second while it runs; `more`: variables beside the bus's.
+    func run(_ args: [String], timeout: Double = 20, env more: [String] = [], during: (() -> Void)? = nil) throws -> (output: String, status: Int32?) {
         let out = tempPath("lying")
         defer { unlink(out) }
         let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"] + more
@@ -137,7 +143,7 @@ final class LyingBlueZ {
             // Asked more than once after the end: only the first waitpid reaps it.
             if !done { done = waitpid(pid, &status, WNOHANG) == pid }
             return done
-        }, timeout: timeout)
+        }, timeout: timeout, every: during)
         if !done {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -161,6 +167,12 @@ final class LyingBlueZ {
         try t.keys("q")
         let (ok, screen) = shows(t, 5) { $0.contains("EXIT=") }
         return (ok && screen.contains("EXIT=0"), screen)
+    }
+
+    /// The device's properties changed (PropertiesChanged on Device1), as bluetoothd sends them.
+    func changed(_ props: [String: DBusValue]) {
+        try? bluez.emitSignal(path: Self.dev, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                              args: [.string("org.bluez.Device1"), .vardict(props), .array(element: "s", [])])
     }
 
     /// A process's resident memory (VmRSS), in KiB.

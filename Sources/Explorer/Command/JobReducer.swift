@@ -201,6 +201,8 @@ enum JobReducer {
             // asks our agent: the answer may take a person's time.
             guard job.hasOperationTimer, let id = job.descriptor ?? job.characteristic, s.operations[id] != nil else { return [] }
             return [.startTimer(.operation, after: pairTimeout)]
+        case let .propertyUnreadable(p):
+            return [.output(.warning(p.description))]
         case let .scanFailed(error):
             return fail(&s, &job, "scan failed: \(error)")
         case let .failure(error):

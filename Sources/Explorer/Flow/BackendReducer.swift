@@ -108,6 +108,9 @@ enum BackendReducer {
             return OnDemand.paired(&s, id, stands)
         case let .bondChanged(id, bond):
             PairingReducer.bondChanged(&s, id, bond)
+        case let .propertyUnreadable(p):
+            // A warning, not an error: what could be read is shown; the log keeps it.
+            s.alert = Alert(.warning, p.description, at: at)
         }
         return []
     }

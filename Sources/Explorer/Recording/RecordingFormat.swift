@@ -165,6 +165,16 @@ public enum RecordingFormat {
             j.string("address", id.rawValue)
             j.bool("paired", b.paired); j.bool("bonded", b.bonded); j.bool("trusted", b.trusted); j.bool("blocked", b.blocked)
             j.string("addressType", b.addressType)
+        case let .propertyUnreadable(p):
+            j.string("type", "unreadable")
+            j.string("object", p.object)
+            j.string("property", p.property)
+            switch p.problem {
+            case let .wrongType(sent, expected):
+                j.string("problem", "wrong-type"); j.string("sent", sent); j.string("expected", expected)
+            case .missing:
+                j.string("problem", "missing")
+            }
         }
         return j.finish()
     }
