@@ -424,14 +424,17 @@ public final class BlueZBackend: Backend {
             self.resolving.removeValue(forKey: id)
             guard self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
             self.resolvedSent.insert(id)
+            // What the tree holds that cannot be read is said now, whatever the MTU's answer.
+            var unreadable: [UnreadableProperty] = []
+            _ = BlueZTranslate.services(self.mirror, devicePath: path, unreadable: &unreadable)
+            self.sayUnreadable(unreadable)
             self.askMTU(path) { [weak self] mtu in
                 // Gone meanwhile: its disconnection was sent, and a later link resolves again.
                 guard let self, self.resolvedSent.contains(id),
                       self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
-                var unreadable: [UnreadableProperty] = []
-                let services = BlueZTranslate.services(self.mirror, devicePath: path, unreadable: &unreadable)
-                self.send(.servicesResolved(id, services, mtu: mtu ?? BlueZTranslate.mtu(self.mirror, devicePath: path)))
-                self.sayUnreadable(unreadable)
+                var said: [UnreadableProperty] = []   // said above
+                self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path, unreadable: &said),
+                                            mtu: mtu ?? BlueZTranslate.mtu(self.mirror, devicePath: path)))
             }
         }
     }
