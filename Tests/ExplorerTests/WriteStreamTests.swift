@@ -101,7 +101,10 @@ struct WriteStreamTests {
         #expect(Array(sent.joined()) == Self.file + Self.file + Self.file + Self.file)
         // In bluetoothd's hands is not on the air: flush, then the device's CCCD is read.
         #expect(last.contains(.backend(.flushWrites(Uart.id, Uart.rx))))
-        #expect(Fixture.apply(&s, .writesFlushed(Uart.rx)).contains(.backend(.readDescriptor(Uart.id, Uart.cccd))))
+        let fence = Fixture.apply(&s, .writesFlushed(Uart.rx))
+        #expect(fence.contains(.backend(.readDescriptor(Uart.id, Uart.cccd))))
+        // The read waits behind all 82 writes still in bluetoothd's queue: 15 s + 8.2 s.
+        #expect(fence.contains(.startTimer(.operation, after: JobReducer.operationTimeout + 82 * WriteStream.fenceAllowancePerWrite)))
         let end = Fixture.apply(&s, .descriptorRead(Uart.cccd, .success([0, 0])), after: 0.5)
         guard case let .output(.streamWritten(r))? = end.dropFirst().first else { Issue.record("\(end)"); return }
         #expect(r.bytes == 20_000 && r.chunks == 82 && r.chunkSize == 244 && r.mtu == 247)

@@ -36,6 +36,14 @@ public struct WriteStream: Equatable, Sendable {
     /// 512-byte write lost, the shorter last one and EOM delivered. 510 goes everywhere.
     public static let longestValue = 510
     public static let marker = Array("EOM".utf8)
+    /// The closing read waits behind every write bluetoothd still holds: it gets the usual
+    /// operation time plus this much for each write handed over (a link carrying 10 writes a
+    /// second, the slowest seen in the lab, where 300 writes of 510 bytes queued 16 s and a
+    /// flat 15 s ended the run, and its link, before the last 10 had gone).
+    public static let fenceAllowancePerWrite = 0.1
+
+    /// How long the closing read may take.
+    public func fenceTimeout(base: Double) -> Double { base + Double(sent) * Self.fenceAllowancePerWrite }
 
     public let data: Bytes
     /// nil: the bytes as they are, nothing added.

@@ -49,15 +49,16 @@ enum WriteStreamReducer {
             return [.backend(.flushWrites(id, cid)), .startTimer(.operation, after: JobReducer.operationTimeout)]
         case let .writesFlushed(c) where c == cid && st.flushing:
             st.flushing = false
+            let wait = st.fenceTimeout(base: JobReducer.operationTimeout)
             switch st.fence {
             case let .characteristic(f)?:
                 st.fencing = true
                 job.stream = st
-                return [.backend(.read(id, f, offset: 0)), .startTimer(.operation, after: JobReducer.operationTimeout)]
+                return [.backend(.read(id, f, offset: 0)), .startTimer(.operation, after: wait)]
             case let .descriptor(d)?:
                 st.fencing = true
                 job.stream = st
-                return [.backend(.readDescriptor(id, d)), .startTimer(.operation, after: JobReducer.operationTimeout)]
+                return [.backend(.readDescriptor(id, d)), .startTimer(.operation, after: wait)]
             case nil:
                 job.stream = st
                 return [.output(.warning("\(id) has nothing to read: the figures end when bluetoothd took the last write, "
