@@ -47,6 +47,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["Explorer", "DBus", "TestSupport"]),
         .testTarget(name: "WebHookTests", dependencies: ["Explorer", "WebHook"]),
         .testTarget(name: "DBusTests", dependencies: ["Explorer", "DBus", "TestSupport"]),
+        // The bench's report (its reading of the README's table), tested in the executable itself.
+        .testTarget(name: "BenchTests", dependencies: ["bleexplr-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -67,20 +67,34 @@ import Explorer
     func type(_ keys: String) { _ = keys.utf8CString.withUnsafeBufferPointer { write(master, $0.baseAddress, keys.utf8.count) } }
 
     /// Seconds from now until the process has exited, nil if it did not within `timeout`.
+    /// What it wrote meanwhile, and after, stays readable in `output`.
     func waitForExit(timeout: Double = 5) -> Double? {
         let t0 = monotonicSeconds()
         var status: Int32 = 0
+        seen.removeAll()
         while monotonicSeconds() - t0 < timeout {
-            drain(for: 0.002)
-            if waitpid(pid, &status, WNOHANG) == pid { return monotonicSeconds() - t0 }
+            _ = waitFor("\u{0}never\u{0}", timeout: 0.002)
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exited = true
+                let t = monotonicSeconds() - t0
+                _ = waitFor("\u{0}never\u{0}", timeout: 0.2)   // the rest: what it wrote as it ended
+                return t
+            }
         }
         return nil
     }
 
+    private(set) var exited = false
+
+    /// What was read and not yet consumed by a `waitFor` (after `waitForExit`: its last words).
+    var output: String { String(decoding: seen, as: UTF8.self) }
+
     func kill() {
-        Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        if !exited {
+            Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
         close(master)
     }
 }

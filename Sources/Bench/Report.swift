@@ -10,21 +10,37 @@ import Explorer
     static let regressionFactor = 1.5
     private let published: [String: String]
     private var problems: [String] = []
+    private let out: (String) -> Void
 
-    init(readme path: String = "README.md") {
-        published = Self.publishedFigures(path)
-        print("| figure | value | target | README |")
-        print("|---|---|---|---|")
+    convenience init(readme path: String = "README.md") {
+        self.init(published: Self.publishedFigures(path)) { print($0) }
+    }
+
+    init(published: [String: String], out: @escaping (String) -> Void) {
+        self.published = published
+        self.out = out
+        out("| figure | value | target | README |")
+        out("|---|---|---|---|")
+    }
+
+    /// Every problem found so far, as `finish()` prints it after `REGRESSED: `.
+    var regressions: [String] { problems }
+
+    /// The README's figure for a row. The bench indents the rows that belong to the one
+    /// above ("  a frame with 10,000 peripherals / ..."); the table holds its names trimmed.
+    func publishedFigure(_ name: String) -> String? {
+        published[Substring(name).trimmingSpaces()]
     }
 
     /// A figure where lower is better, with its unit-free value and an optional upper target.
     func figure(_ name: String, _ value: Double, digits: Int = 2, atMost target: Double? = nil, suffix: String = "") {
         let text = formatFixed(value, digits) + suffix
-        let readme = published[name] ?? "—"
+        let readme = publishedFigure(name) ?? "—"
         line(name, text, target.map { "<= " + formatFixed($0, digits) } ?? "", readme)
-        if let t = target, value > t { problems.append("\(name): \(text), target <= \(formatFixed(t, digits))") }
+        let what = Substring(name).trimmingSpaces()
+        if let t = target, value > t { problems.append("\(what): \(text), target <= \(formatFixed(t, digits))") }
         if let old = Self.number(readme), old > 0, value > old * Self.regressionFactor {
-            problems.append("\(name): \(text), the README has \(readme) (more than \(formatFixed(Self.regressionFactor, 1))x worse)")
+            problems.append("\(what): \(text), the README has \(readme) (more than \(formatFixed(Self.regressionFactor, 1))x worse)")
         }
     }
 
@@ -35,27 +51,34 @@ import Explorer
 
     /// A figure printed as is (counts, sizes), with its target in words.
     func text(_ name: String, _ value: String, _ target: String = "") {
-        line(name, value, target, published[name] ?? "—")
+        line(name, value, target, publishedFigure(name) ?? "—")
     }
 
     func finish() {
-        if problems.isEmpty { print("\nevery target met, nothing worse than the README") }
-        for p in problems { print("REGRESSED: " + p) }
+        if problems.isEmpty { out("\nevery target met, nothing worse than the README") }
+        for p in problems { out("REGRESSED: " + p) }
     }
 
     private func line(_ what: String, _ value: String, _ target: String, _ readme: String) {
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
-        print("| \(pad(what, 66)) | \(pad(value, 14)) | \(pad(target, 10)) | \(pad(readme, 10)) |")
+        out("| \(pad(what, 66)) | \(pad(value, 14)) | \(pad(target, 10)) | \(pad(readme, 10)) |")
     }
 
     /// The README's `make bench` table: rows `| figure | value | target | ... |`, by figure.
     static func publishedFigures(_ path: String) -> [String: String] {
         guard let f = fopen(path, "r") else { return [:] }
         defer { fclose(f) }
-        var figures: [String: String] = [:]
+        var lines: [String] = []
         var buf = [CChar](repeating: 0, count: 1024)
-        while fgets(&buf, 1024, f) != nil {
-            let cols = String(cString: buf).split(separator: "|").map { $0.trimmingSpaces() }
+        while fgets(&buf, 1024, f) != nil { lines.append(String(cString: buf)) }
+        return publishedFigures(lines: lines)
+    }
+
+    /// The first row of each name wins: later tables (the peers') do not replace it.
+    static func publishedFigures(lines: [String]) -> [String: String] {
+        var figures: [String: String] = [:]
+        for line in lines {
+            let cols = line.split(separator: "|").map { $0.trimmingSpaces() }
             guard cols.count >= 3, !cols[0].isEmpty, cols[0] != "figure", !cols[0].hasPrefix("---") else { continue }
             if figures[cols[0]] == nil { figures[cols[0]] = cols[1] }
         }

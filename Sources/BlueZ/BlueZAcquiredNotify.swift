@@ -105,8 +105,9 @@ extension BlueZBackend {
         return true
     }
 
-    /// Every socket under `prefix` (a device's path; "" for all).
+    /// Every socket under `prefix` (a device's path; "" for all), AcquireWrite's too.
     func releaseAcquired(under prefix: String) {
         for path in acquired.sockets.keys where prefix.isEmpty || path.hasPrefix(prefix + "/") { releaseAcquired(path) }
+        for path in acquiredWrites.sockets.keys where prefix.isEmpty || path.hasPrefix(prefix + "/") { releaseWrites(path) }
     }
 }

@@ -54,6 +54,8 @@ public final class BlueZBackend: Backend {
     var subscribed: Set<String> = []
     /// Subscriptions that came with a socket (AcquireNotify).
     var acquired = AcquiredNotifications()
+    /// Sockets for writes without response (AcquireWrite).
+    var acquiredWrites = AcquiredWrites()
     var bluezPresent = false
     /// The adapter status last sent (`send` drops a repeat).
     var lastAdapter: AdapterStatus?
@@ -73,6 +75,10 @@ public final class BlueZBackend: Backend {
     /// Agent calls waiting for the reducer's answer, by the id given in `agentRequested`.
     var agentCalls: [Int: DBusMethodCall] = [:]
     var nextAgentCall = 1
+    /// Properties said unreadable (`sayUnreadable`), by object path and name: each is said
+    /// once, not with every signal that brings it again. Bounded: past the limit, no more.
+    var unreadableSaid: Set<String> = []
+    static let unreadableLimit = 4096
     /// PropertiesChanged signals handled (the ingest benchmark reports it).
     public var propertiesChangedCount: Int { ingest.state.propertiesChangedCount }
 
@@ -245,6 +251,7 @@ public final class BlueZBackend: Backend {
         disconnectReasons.removeAll()
         releaseAcquired(under: "")
         subscribed.removeAll()
+        unreadableSaid.removeAll()   // a new bluetoothd: its lies are said again
         forgetAgent()
         mirror.removeAll()
         scanning = false
@@ -303,13 +310,13 @@ public final class BlueZBackend: Backend {
             // Advertising data (RSSI, ManufacturerData, ...) flows straight to the store as
             // events; the mirror keeps what later decisions need (link, GATT, adapter).
             // This is most of the signal traffic in a busy room.
-            if iface == BlueZTranslate.device, changed.keys.allSatisfy(BlueZTranslate.advertisingProperties.contains),
-               invalidated.allSatisfy(BlueZTranslate.advertisingProperties.contains) {
+            let advertisingOnly = iface == BlueZTranslate.device && changed.keys.allSatisfy(BlueZTranslate.advertisingProperties.contains)
+            if advertisingOnly, invalidated.allSatisfy(BlueZTranslate.advertisingProperties.contains) {
                 // nothing to keep
             } else {
                 mirror.change(path: s.path, interface: iface, changed: changed, invalidated: invalidated)
             }
-            propertiesChanged(s.path, iface, changed, invalidated)
+            propertiesChanged(s.path, iface, changed, invalidated, advertisingOnly: advertisingOnly)
         default:
             break
         }
@@ -334,8 +341,13 @@ public final class BlueZBackend: Backend {
     }
 
     func deviceAppeared(_ path: String) {
-        guard let a = adapterPath, path.hasPrefix(a + "/"), let props = mirror[path, BlueZTranslate.device],
-              let address = props["Address"]?.string else { return }
+        guard let a = adapterPath, path.hasPrefix(a + "/"), let props = mirror[path, BlueZTranslate.device] else { return }
+        guard let address = props["Address"]?.strictString else {
+            // No address, no device: say so, once.
+            let problem = props["Address"].map { UnreadableProperty.Problem.wrongType(sent: $0.unwrapped.signature, expected: "s") }
+            sayUnreadable([UnreadableProperty(object: path, property: "Address", problem: problem ?? .missing)], of: path)
+            return
+        }
         let id = PeripheralID(address)
         devicePaths[id] = path
         ingest.state.deviceIDs[path] = id
@@ -344,13 +356,16 @@ public final class BlueZBackend: Backend {
         report.connectable = true
         send(.advertisementReceived(report))
         send(.bondChanged(id, BlueZTranslate.bond(props)))
+        // Once a device: every property read, link and pairing ones too.
+        sayUnreadable(BlueZTranslate.mistyped(props, object: id.rawValue), of: path)
         if props["Connected"]?.bool == true {
             send(.connected(id))
             if props["ServicesResolved"]?.bool == true { scheduleResolved(id, path, settle: 0) }
         }
     }
 
-    func propertiesChanged(_ path: String, _ iface: String, _ changed: [String: DBusValue], _ invalidated: [String]) {
+    func propertiesChanged(_ path: String, _ iface: String, _ changed: [String: DBusValue], _ invalidated: [String],
+                           advertisingOnly: Bool = false) {
         switch iface {
         case BlueZTranslate.adapter where path == adapterPath:
             if changed["Discovering"]?.bool == false { scanning = false }
@@ -360,8 +375,14 @@ public final class BlueZBackend: Backend {
         case BlueZTranslate.device:
             guard let id = ingest.state.deviceIDs[path] else { return }
             if changed.keys.contains(where: BlueZTranslate.advertisingProperties.contains) {
-                send(.advertisementReceived(BlueZTranslate.report(id: id, changed)))
+                var unread = false
+                send(.advertisementReceived(BlueZTranslate.report(id: id, changed, unread: &unread)))
+                // Which, only when one was (this is the path of every advertising change
+                // the fast path does not take).
+                if unread { sayUnreadable(BlueZTranslate.mistyped(changed, object: id.rawValue), of: path) }
             }
+            // Link and pairing properties (a change the mirror keeps, never the storm's).
+            if !advertisingOnly { sayUnreadable(BlueZTranslate.mistyped(changed, object: id.rawValue), of: path) }
             if invalidated.contains("RSSI") { send(.rssiLost(id)) }
             if changed.keys.contains(where: BlueZTranslate.bondProperties.contains), let props = mirror[path, iface] {
                 send(.bondChanged(id, BlueZTranslate.bond(props)))
@@ -403,8 +424,41 @@ public final class BlueZBackend: Backend {
             self.resolving.removeValue(forKey: id)
             guard self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
             self.resolvedSent.insert(id)
-            self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path),
-                                        mtu: BlueZTranslate.mtu(self.mirror, devicePath: path)))
+            // What the tree holds that cannot be read is said now, whatever the MTU's answer.
+            var unreadable: [UnreadableProperty] = []
+            _ = BlueZTranslate.services(self.mirror, devicePath: path, unreadable: &unreadable)
+            self.sayUnreadable(unreadable)
+            self.askMTU(path) { [weak self] mtu in
+                // Gone meanwhile: its disconnection was sent, and a later link resolves again.
+                guard let self, self.resolvedSent.contains(id),
+                      self.mirror[path, BlueZTranslate.device]?["Connected"]?.bool == true else { return }
+                var said: [UnreadableProperty] = []   // said above
+                self.send(.servicesResolved(id, BlueZTranslate.services(self.mirror, devicePath: path, unreadable: &said),
+                                            mtu: mtu ?? BlueZTranslate.mtu(self.mirror, devicePath: path)))
+            }
+        }
+    }
+
+    /// The link's MTU, asked of one characteristic (GattCharacteristic1.MTU, BlueZ >= 5.62).
+    /// The mirror cannot be trusted with it: bluetoothd drops the property while a device is
+    /// disconnected and brings it back on the next link without a signal (5.66, 5.82: a link
+    /// whose MTU stays 23 never says it), so a reconnection would have none or the last
+    /// link's. nil when there is no characteristic or bluetoothd has no such property.
+    func askMTU(_ devicePath: String, _ done: @escaping @MainActor (Int?) -> Void) {
+        guard let first = mirror.paths(with: BlueZTranslate.characteristic, under: devicePath).sorted().first else {
+            return done(nil)
+        }
+        call(first, "org.freedesktop.DBus.Properties", "Get", [.string(BlueZTranslate.characteristic), .string("MTU")],
+             timeout: 5) { result in
+            if case let .success(args) = result, let m = args.first?.strictUInt16, m >= 23 { done(m) } else { done(nil) }
+        }
+    }
+
+    /// Says each problem once per object (its path: `of`, or the problem's own object, a
+    /// GATT path) and property, and none past `unreadableLimit`.
+    func sayUnreadable(_ problems: [UnreadableProperty], of path: String? = nil) {
+        for p in problems where unreadableSaid.count < Self.unreadableLimit {
+            if unreadableSaid.insert((path ?? p.object) + "\u{0}" + p.property).inserted { send(.propertyUnreadable(p)) }
         }
     }
 }

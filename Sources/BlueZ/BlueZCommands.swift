@@ -40,6 +40,7 @@ extension BlueZBackend {
         case let .read(_, cid, offset):
             readValue(cid.path, BlueZTranslate.characteristic, offset: offset) { [weak self] in self?.send(.readCompleted(cid, $0)) }
         case let .write(_, cid, bytes, type):
+            if type == .command, writeThroughSocket(cid, bytes) { return }
             call(cid.path, BlueZTranslate.characteristic, "WriteValue",
                  [.bytes(bytes), .vardict(["type": .string(type.rawValue)])], timeout: Self.gattTimeout) { [weak self] result in
                 switch result {
@@ -78,6 +79,10 @@ extension BlueZBackend {
             setDeviceFlag(id, "Blocked", on)
         case let .forget(id):
             forget(id)
+        case let .acquireWrite(_, cid):
+            acquireWrite(cid)
+        case let .flushWrites(_, cid):
+            flushWrites(cid)
         case let .setNotify(_, cid, on):
             if !on, releaseAcquired(cid.path) {
                 subscribed.remove(cid.path)

@@ -30,9 +30,14 @@ struct GattObjects {
     /// Current values by path (characteristics and descriptors): writes are kept here.
     var values: [String: Bytes] = [:]
     var notifying: Set<String> = []
+    /// Notifying characteristics offer bluetoothd a socket (`NotifyAcquired`): only where
+    /// the bus can pass it one.
+    let acquirable: Bool
+    var acquired: Set<String> = []
 
-    init(spec: PeripheralSpec, root: String, advertisementPath: String) {
+    init(spec: PeripheralSpec, root: String, advertisementPath: String, acquirable: Bool = false) {
         self.spec = spec
+        self.acquirable = acquirable
         self.root = root
         self.advertisementPath = advertisementPath
         for (si, s) in spec.services.enumerated() {
@@ -87,10 +92,15 @@ struct GattObjects {
             return ["UUID": .string(o.uuid.canonical), "Primary": .bool(o.primary),
                     "Characteristics": .array(element: "o", o.children.map { .objectPath($0) })]
         case let .characteristic(service):
-            return ["UUID": .string(o.uuid.canonical), "Service": .objectPath(service),
-                    "Flags": .array(element: "s", o.flags.map { .string($0) }),
-                    "Value": .bytes(values[o.path] ?? []), "Notifying": .bool(notifying.contains(o.path)),
-                    "Descriptors": .array(element: "o", o.children.map { .objectPath($0) })]
+            var p: [String: DBusValue] = [
+                "UUID": .string(o.uuid.canonical), "Service": .objectPath(service),
+                "Flags": .array(element: "s", o.flags.map { .string($0) }),
+                "Value": .bytes(values[o.path] ?? []), "Notifying": .bool(notifying.contains(o.path)),
+                "Descriptors": .array(element: "o", o.children.map { .objectPath($0) })]
+            // bluetoothd asks for a socket (AcquireNotify) instead of StartNotify when this is
+            // present; indications stay StartNotify's (a socket carries no confirmation).
+            if acquirable, o.flags.contains("notify") { p["NotifyAcquired"] = .bool(acquired.contains(o.path)) }
+            return p
         case let .descriptor(characteristic):
             return ["UUID": .string(o.uuid.canonical), "Characteristic": .objectPath(characteristic),
                     "Flags": .array(element: "s", o.flags.map { .string($0) }), "Value": .bytes(values[o.path] ?? [])]

@@ -5,8 +5,10 @@ import DBus
 /// our bus connection, registers them with GattManager1 / LEAdvertisingManager1 on one
 /// adapter, serves ReadValue / WriteValue / StartNotify / StopNotify, and sends
 /// notifications as PropertiesChanged on a characteristic's Value (what BlueZ turns into
-/// ATT notifications or indications). Survives bluetoothd restarts: the registrations
-/// die with it and are made again when org.bluez has an owner again.
+/// ATT notifications or indications), or, where the bus passes file descriptors, through
+/// the socket bluetoothd takes with AcquireNotify (`GattServerSockets.swift`). Survives
+/// bluetoothd restarts: the registrations die with it and are made again when org.bluez
+/// has an owner again.
 @MainActor
 public final class GattServer {
     static let bluez = "org.bluez"
@@ -17,9 +19,11 @@ public final class GattServer {
     /// The largest ATT MTU a central has told us about (ReadValue / WriteValue options).
     public private(set) var mtu: Int?
 
-    private let bus: DBusConnection
-    private let loop: EventLoop
-    private var objects: GattObjects
+    let bus: DBusConnection
+    let loop: EventLoop
+    var objects: GattObjects
+    /// Sockets bluetoothd took for notifications (AcquireNotify), by characteristic path.
+    var sockets: [String: NotifySocket] = [:]
     private var retry: EventLoop.TimerID?
     private var retries = 0
 
@@ -28,7 +32,8 @@ public final class GattServer {
         self.bus = bus
         self.loop = loop
         objects = GattObjects(spec: spec, root: "/org/bleexplr/serve\(instance)",
-                              advertisementPath: "/org/bleexplr/serve\(instance)adv")
+                              advertisementPath: "/org/bleexplr/serve\(instance)adv",
+                              acquirable: NotifySocket.wanted && bus.canPassFileDescriptors)
     }
 
     public func start() {
@@ -56,6 +61,10 @@ public final class GattServer {
         for path in objects.characteristics(uuid) {
             objects.values[path] = bytes
             guard objects.notifying.contains(path) else { continue }
+            if sockets[path] != nil {
+                sent = sendThroughSocket(path, bytes) || sent
+                continue
+            }
             do {
                 try bus.emitSignal(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
                                    args: [.string(GattObjects.characteristic), .vardict(["Value": .bytes(bytes)]),
@@ -68,8 +77,10 @@ public final class GattServer {
 
     /// Replies once bluetoothd has taken every message sent before it (a Peer.Ping, which
     /// libdbus answers in order with its other incoming messages): the pacing `--stream`
-    /// uses over a bus that cannot pass the AcquireNotify socket.
-    public func drained(_ done: @escaping @MainActor (Bool) -> Void) {
+    /// uses over a bus that cannot pass the AcquireNotify socket. Through a socket: once
+    /// what did not fit in it went in.
+    public func drained(_ uuid: BLEUUID, _ done: @escaping @MainActor (Bool) -> Void) {
+        if objects.characteristics(uuid).contains(where: { sockets[$0] != nil }) { return socketsDrained(uuid, done) }
         bus.call(DBusCall(destination: Self.bluez, path: "/", interface: "org.freedesktop.DBus.Peer", member: "Ping"),
                  timeout: 10) { done((try? $0.get()) != nil) }
     }
@@ -79,6 +90,7 @@ public final class GattServer {
     public func stop(timeout: Double = 3, _ done: @escaping @MainActor () -> Void) {
         if let retry { loop.cancel(retry) }
         retry = nil
+        closeSockets()
         guard registered else { done(); return }
         registered = false
         final class Progress { var pending = 2, finished = false }
@@ -138,6 +150,7 @@ public final class GattServer {
               s.args[0].string == Self.bluez else { return }
         registered = false
         objects.notifying.removeAll()
+        closeSockets()
         if s.args[2].string?.isEmpty ?? true {
             onEvent?(.bluezGone)
         } else {
@@ -149,6 +162,14 @@ public final class GattServer {
     }
 
     // MARK: serving
+
+    /// Which attribute, and who asked: the central's address and the link's MTU, which
+    /// BlueZ passes in the options of ReadValue, WriteValue and AcquireNotify.
+    func asker(_ o: GattObjects.Object, _ isDescriptor: Bool, _ opts: [String: DBusValue]) -> CharacteristicEvent {
+        if let m = opts["mtu"]?.int, m >= 23, m <= 517 { mtu = max(mtu ?? 0, m) }
+        return CharacteristicEvent(uuid: o.uuid, path: o.path, descriptor: isDescriptor,
+                                   central: opts["device"]?.string.flatMap(CharacteristicEvent.address(fromDevicePath:)))
+    }
 
     private func handle(_ c: DBusMethodCall) -> DBusReply? {
         switch (c.interface ?? "", c.member) {
@@ -187,15 +208,11 @@ public final class GattServer {
         return objects.properties(o)
     }
 
-    private func attribute(_ o: GattObjects.Object, _ c: DBusMethodCall) -> DBusReply? {
+    func attribute(_ o: GattObjects.Object, _ c: DBusMethodCall) -> DBusReply? {
         var isDescriptor = false
         if case .descriptor = o.kind { isDescriptor = true }
         func options(_ i: Int) -> [String: DBusValue] { c.args.count > i ? c.args[i].stringKeyed ?? [:] : [:] }
-        func who(_ opts: [String: DBusValue]) -> CharacteristicEvent {
-            if let m = opts["mtu"]?.int, m >= 23, m <= 517 { mtu = max(mtu ?? 0, m) }
-            return CharacteristicEvent(uuid: o.uuid, path: o.path, descriptor: isDescriptor,
-                                       central: opts["device"]?.string.flatMap(CharacteristicEvent.address(fromDevicePath:)))
-        }
+        func who(_ opts: [String: DBusValue]) -> CharacteristicEvent { asker(o, isDescriptor, opts) }
         switch c.member {
         case "ReadValue":
             let opts = options(0)
@@ -219,7 +236,7 @@ public final class GattServer {
             }
             value = Array(value[..<offset]) + bytes
             objects.values[o.path] = value
-            onEvent?(.written(who(opts), bytes: value, type: opts["type"]?.string ?? "request"))
+            onEvent?(.written(who(opts), bytes: value, type: opts["type"]?.string ?? "request", offset: offset))
             return .values([])
         case "StartNotify", "StopNotify":
             guard !isDescriptor else { return nil }
@@ -235,6 +252,9 @@ public final class GattServer {
         case "Confirm":
             onEvent?(.confirmed(who([:])))
             return .values([])
+        case "AcquireNotify":
+            guard !isDescriptor else { return nil }
+            return acquireNotify(o, options(0))
         default:
             return nil
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import Explorer
 import DBus
 import BlueZ
@@ -85,6 +88,11 @@ enum FuzzBlueZ {
         // the snapshot is sent at once): a millisecond of the loop.
         if f.byte() % 4 == 0 { _ = loop.run(until: { false }, timeout: 0.001) }
         backend.shutdown()
+        #if !FUZZING
+        // The corpus replayer, asked (FUZZ_SHOW_EVENTS=1): what the backend made of the script,
+        // for the tests that check a seed says what it is meant to (Tests/Fuzz/bluez-seeds.py).
+        if getenv("FUZZ_SHOW_EVENTS") != nil { for e in events { print("event: " + String(reflecting: e)) } }
+        #endif
         return FuzzScreens.texts(events, pick: bytes.reduce(0, &+))
     }
 }

@@ -125,16 +125,31 @@ public struct CellGrid: Equatable, Sendable {
     /// goes a byte a cell without the cost of finding grapheme boundaries.
     @inline(__always)
     static func units(of text: String, _ body: (String, Int) -> Bool) {
+        let ascii = Self.ascii   // once: a static in the loop is a swift_once call a byte
         let utf8 = text.utf8
         var i = utf8.startIndex
         while i != utf8.endIndex {
             let b = utf8[i]
             let next = utf8.index(after: i)
-            // A byte followed by a non-ASCII one may begin a grapheme (e + U+0301).
-            if b >= 0x20, b < 0x7F, next == utf8.endIndex || utf8[next] < 0x80 {
+            // A byte followed by a non-ASCII one may begin a grapheme (e + U+0301), unless
+            // what follows stands alone (the space before an RSSI bar).
+            if b >= 0x20, b < 0x7F, next == utf8.endIndex || utf8[next] < 0x80
+                || Self.standsAlone(text.unicodeScalars[next]) {
                 guard body(ascii[Int(b) - 0x20], 1) else { return }
                 i = next
                 continue
+            }
+            // A scalar that stands alone whatever comes next (the bars, ▶, ·, … of every row),
+            // followed by ASCII or another such: one cell, without the grapheme machinery.
+            if b >= 0xC2 {
+                let sc = text.unicodeScalars[i], after = text.unicodeScalars.index(after: i)
+                if Self.standsAlone(sc), after == utf8.endIndex || utf8[after] < 0x80
+                    || Self.standsAlone(text.unicodeScalars[after]) {
+                    let w = columns(sc)
+                    if w > 0 { guard body(String(sc), w) else { return } }
+                    i = after
+                    continue
+                }
             }
             let end = text.index(after: i)   // the grapheme's end, found once
             let scalars = text.unicodeScalars[i..<end]
@@ -146,6 +161,19 @@ public struct CellGrid: Equatable, Sendable {
             }
             i = end
         }
+    }
+
+    /// Latin-1 and Latin Extended letters and signs, punctuation, arrows, mathematical and
+    /// technical signs, box drawing, blocks, shapes, symbols and dingbats (U+00A0–U+02FF,
+    /// U+2010–U+2027, U+2030–U+205F, U+2070–U+20CF, U+2100–U+2BFF): none joins the scalar
+    /// after it into one grapheme (no prepend, no regional indicator, no Hangul jamo) nor
+    /// joins the one before (no combining mark, joiner or selector); none is unsafe on a
+    /// terminal. Two of them, or one before ASCII, are two graphemes.
+    @inline(__always)
+    static func standsAlone(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return (0xA0...0x2FF).contains(v) || (0x2010...0x2027).contains(v) || (0x2030...0x205F).contains(v)
+            || (0x2070...0x20CF).contains(v) || (0x2100...0x2BFF).contains(v)
     }
 
     /// What a grapheme looks like on screen, as (text, columns) units, made safe by
@@ -201,7 +229,8 @@ public struct CellGrid: Equatable, Sendable {
 
     /// Columns a string takes once drawn.
     public static func columns(of s: String) -> Int {
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return s.utf8.count }
+        let ascii = s.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+        if ascii == true { return s.utf8.count }
         var total = 0
         units(of: s) { total += $1; return true }
         return total

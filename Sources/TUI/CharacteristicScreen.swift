@@ -10,6 +10,8 @@ enum CharacteristicScreen {
         case .read: what = "reading"
         case let .write(bytes, _): what = "writing \(bytes.count) byte\(bytes.count == 1 ? "" : "s")"
         case let .subscribe(on): what = "turning \(on ? "on" : "off")"
+        case .readDescriptor: what = "reading the descriptor"
+        case let .writeDescriptor(bytes): what = "writing \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to the descriptor"
         }
         return op.waitingForPairing ? what + ", waiting for pairing…" : what + "…"
     }
@@ -30,7 +32,7 @@ enum CharacteristicScreen {
         }
         // What was sent and not yet answered: a bluetoothd or device that never answers
         // shows as this, and every key still works meanwhile.
-        if let op = s.operations[cid] {
+        if let op = s.operations[cid] ?? s.selectedDescriptor(of: c).flatMap({ s.operations[$0.id] }) {
             g.put("   " + underWay(op), x: 1 + x, y: 2, style: .accent, maxWidth: max(0, g.width - x - 2))
         }
         let descriptors = c.descriptors.map { d -> String in descriptor(d, c, s) }

@@ -100,7 +100,7 @@ enum DetailsScreen {
         row("First seen", "\(p.firstSeen.clockTime) UTC, \(age(s.now - p.firstSeen)) ago")
         row("Last seen", s.isStale(p) ? "\(age(s.now - p.lastSeen)) ago (stale)" : "\(age(s.now - p.lastSeen)) ago")
         if p.connection != .disconnected { row("Connection", p.connection.label, .accent) }
-        if let t = p.bond.addressType { row("Address type", t) }
+        if let k = p.bond.addressKind(p.address) { row("Address type", k.text) }
         row("Pairing", p.bond.summary.isEmpty ? "not paired" : p.bond.summary.split(separator: "·").joined(separator: ", "))
         // The advertisement as AD structures: what the firmware sent, as far as BlueZ's
         // properties tell it (BlueZ keeps no raw bytes, nor which came in the scan response).

@@ -11,8 +11,8 @@ enum DeviceScreen {
         var facts: [String] = []
         if let r = p.rssi { facts.append("RSSI \(r) dBm") }
         if let m = p.mtu { facts.append("MTU \(m)") }
-        if let t = p.bond.addressType { facts.append(t) }
         facts.append(p.bond.summary.isEmpty ? "not paired" : p.bond.summary)
+        if let k = p.bond.addressKind(p.address) { facts.append(k.text) }
         // Whole facts, as many as fit: a cut "MTU" reads as a fact of its own.
         x += 1
         for f in facts where x + 2 + CellGrid.columns(of: f) < g.width {

@@ -4,10 +4,14 @@ import Explorer
 enum ScanScreen {
     static func draw(_ s: AppState, into g: inout CellGrid) {
         let shown = s.peripherals.shown
-        let nameW = max(12, min(32, (g.width - 48) / 2))
-        let summaryX = 2 + nameW + 1 + 17 + 1 + 10 + 1
+        // The address's kind (public, static, RPA, NRPA) where there is room for it: 80
+        // columns and more; the details (i) say it at any width.
+        let typeW = g.width >= 80 ? 7 : 0
+        let nameW = max(12, min(32, (g.width - 48 - typeW) / 2))
+        let summaryX = 2 + nameW + 1 + 17 + 1 + typeW + 10 + 1
         let summaryW = max(0, g.width - summaryX - 5)
-        var header = "  " + fit("NAME", nameW) + " " + fit("ADDRESS", 17) + " " + fit("RSSI", 10) + " "
+        var header = "  " + fit("NAME", nameW) + " " + fit("ADDRESS", 17) + " " + (typeW > 0 ? fit("TYPE", typeW) : "")
+            + fit("RSSI", 10) + " "
         // The last column is the age, or the advertising interval when the list is sorted by it.
         let byInterval = s.scan.sort == .interval
         header += byInterval ? fit("ADVERTISEMENT", summaryW - 1) + "EVERY" : fit("ADVERTISEMENT", summaryW) + rightAligned("AGE", 4)
@@ -48,6 +52,10 @@ enum ScanScreen {
             x += nameW + 1
             g.put(p.address, x: x, y: y, style: base)
             x += 18
+            if typeW > 0 {
+                g.put(p.bond.addressKind(p.address)?.short ?? "", x: x, y: y, style: .dimmed)
+                x += typeW
+            }
             g.put(rssiText(p), x: x, y: y, style: p.rssiStale || stale ? .dimmed : rssiStyle(p.rssi))
             x += 11
             let (summary, sStyle) = self.summary(p, s)

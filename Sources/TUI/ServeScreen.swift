@@ -54,6 +54,7 @@ public enum ServeScreen {
             }
         }
         if let st = s.stream { g.put("Stream  " + st, x: 1, y: y, style: .accent, maxWidth: width - 2); y += 1 }
+        if let r = s.received { g.put("Receive  " + r, x: 1, y: y, style: .accent, maxWidth: width - 2); y += 1 }
         y += 1
         g.put("Latest requests", x: 1, y: y, style: .title)
         y += 1

@@ -13,7 +13,7 @@ nonisolated(unsafe) private var termiosSaved = false
 
 private func restoreOnCrash(_ sig: Int32) {
     if termiosSaved { tcsetattr(STDIN_FILENO, TCSANOW, &savedTermios) }
-    let reset = "\u{1B}[0m\u{1B}[?1049l\u{1B}[?25h\r\n"
+    let reset = "\u{1B}[?2026l\u{1B}[0m\u{1B}[?1049l\u{1B}[?25h\r\n"
     _ = reset.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
     signal(sig, SIG_DFL)
     raise(sig)
@@ -29,6 +29,13 @@ public final class Terminal {
     private var pairs: [Color: Int16] = [:]
     /// UTF-8, or ASCII when the locale cannot show it (`LANG=C`): what `draw` sends.
     public private(set) var charset = Charset.utf8
+    /// Each frame that changes the screen is sent between the "synchronized update" marks
+    /// (DEC private mode 2026, `CSI ? 2026 h` ... `CSI ? 2026 l`): a terminal that knows
+    /// them shows the frame whole, never half drawn; one that does not ignores them, as it
+    /// ignores every private mode it does not know. They also make the frames countable from
+    /// outside (`scripts/soak` counts them in the terminal's byte stream). Not in a benchmark's output.
+    private var marksFrames = false
+    static let frameStart = "\u{1B}[?2026h", frameEnd = "\u{1B}[?2026l"
 
     public init() throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
@@ -52,6 +59,7 @@ public final class Terminal {
                                 + "set TERM (e.g. xterm-256color), or use the headless commands")
         }
         active = true
+        marksFrames = true
         // Below this the screens cannot lay out (they say so when resized smaller): refuse
         // before drawing anything, with the terminal as it was.
         let (w, h) = size
@@ -135,8 +143,18 @@ public final class Terminal {
             }
         }
         previous = grid
+        let marked = marksFrames && (written > 0 || full)
+        if marked { send(Self.frameStart) }
         refresh()
+        if marked { send(Self.frameEnd) }
         return written
+    }
+
+    /// Bytes of our own to the terminal, in order with what ncurses wrote (its output is
+    /// flushed first).
+    private func send(_ text: String) {
+        fflush(stdout)
+        _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
     }
 
     /// Forget the last frame: the next draw repaints everything (after a resize).

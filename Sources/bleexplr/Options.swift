@@ -209,6 +209,8 @@ struct CommandVerb: VerbParser {
     let name: String
     var duration: Double?, count: Int?, type: WriteType?, offset: UInt16?, descriptor: BLEUUID?
     var until: Bytes?, output: String?, framing: StreamFraming?
+    /// `write --file PATH` (`-`: standard input).
+    var file: String?
 
     mutating func flag(_ flag: String, _ args: inout Args) -> Bool {
         switch flag {
@@ -224,6 +226,7 @@ struct CommandVerb: VerbParser {
             until = Array(v.utf8)
         case "--output": output = args.nonEmpty(flag, needs: "a file name")
         case "--framing": framing = args.framing(flag)
+        case "--file": file = args.nonEmpty(flag, needs: "a file name (- for standard input)")
         default: return false
         }
         return true
@@ -236,6 +239,8 @@ struct CommandVerb: VerbParser {
         if offset != nil, name != "read" || descriptor != nil { fail("--offset goes with read of a characteristic") }
         if descriptor != nil, name != "read" && name != "write" || type != nil { fail("--descriptor goes with read and write (no --type)") }
         switch name {
+        case _ where file != nil && name != "write":
+            fail("--file goes with write")
         case "scan":
             need(0, "scan [--duration S] [--json]")
             return .command(.scan(duration: duration))   // none: live, until stopped
@@ -251,7 +256,14 @@ struct CommandVerb: VerbParser {
         case "read":
             need(2, "read ADDRESS UUID [--offset N | --descriptor UUID] [--json]")
             return .command(.reading(address: parseAddress(rest[0]), uuid: parseUUID(rest[1]), offset: offset ?? 0, descriptor: descriptor))
+        case "write" where file != nil:
+            need(2, "write ADDRESS UUID --file PATH [--type command|request] [--framing plain|seq] [--json]")
+            if descriptor != nil || type == .reliable { fail("--file writes a characteristic with --type command or request") }
+            let address = parseAddress(rest[0]), uuid = parseUUID(rest[1])
+            return .command(.writeStream(address: address, uuid: uuid, data: streamFile(file ?? "-", framed: framing != nil),
+                                         type: type, framing: framing))
         case "write":
+            if framing != nil { fail("--framing goes with --file (write) or --until (notify)") }
             need(3, "write ADDRESS UUID VALUE [--type request|command|reliable | --descriptor UUID]")
             switch WriteValue.parse(rest[2]) {
             case let .success(bytes):
@@ -281,4 +293,17 @@ struct CommandVerb: VerbParser {
             return .command(.scanUntilNamed("BENCH-END"))
         }
     }
+}
+
+/// `write --file`: the file's bytes (`-`: standard input, to its end), 64 MB at most. An
+/// empty one is refused unless framed (then its end frame alone goes).
+func streamFile(_ path: String, framed: Bool) -> Bytes {
+    let limit = 64 << 20
+    let bytes: Bytes
+    do {
+        bytes = path == "-" ? try FileBytes.readAll(STDIN_FILENO, limit: limit, name: "standard input")
+            : try FileBytes.read(path, limit: limit)
+    } catch { fail(error.description) }
+    if bytes.isEmpty && !framed { fail("\(path == "-" ? "standard input" : TerminalSafe.text(path)) is empty: nothing to write") }
+    return bytes
 }

@@ -45,6 +45,7 @@ if case let .replay(plan) = options.verb {
     adapterName = r.recording.adapter
 } else if options.demo {
     let sim = SimulatedBackend(seed: options.seed, crowd: options.crowd)
+    sim.world.agentCapability = options.agent.capability
     simulated = sim
     backend = sim
     adapterName = sim.world.adapterName
@@ -140,6 +141,10 @@ if let replay {
 app.onSignal = { sig in if sig == SIGUSR1 { simulated?.pressButton() } }
 let code = app.run(recordTo: options.record)
 connection?.close()
+// What the demo's flood sent, for whoever counts what reached the screen or the recording.
+if let sent = simulated?.world.floodSent, sent > 0 {
+    fputs("bleexplr demo: Demo Stream's flood sent \(sent) notifications, numbered 1 to \(sent)\n", stderr)
+}
 // Hooks attached with `a` live as long as the app: say what they leave undelivered.
 if hub.pendingCount > 0 {
     fputs("bleexplr: \(hub.pendingCount) hook event(s) were not delivered before quitting (use `watch` for a queue that survives restarts)\n", stderr)

@@ -318,6 +318,9 @@ struct BlueZBackendTests {
             "UUID": .string("00002902-0000-1000-8000-00805f9b34fb"), "Characteristic": .objectPath(chr)]])])
         bus2.answer("Connect", .success([]))
         Self.spin(loop2, 0.4)
+        // The MTU is asked of bluetoothd (the mirror's may be the last link's, or none).
+        #expect(bus2.pending("Get")?.path == chr)
+        bus2.answer("Get", .success([.variant(.uint16(247))]))
         let expected = [GATTService(id: AttributeID(svc), uuid: "180D", characteristics: [
             GATTCharacteristic(id: AttributeID(chr), uuid: "2A37", properties: [.notify],
                                descriptors: [GATTDescriptor(id: AttributeID(desc), uuid: "2902")])])]
@@ -422,6 +425,29 @@ struct BlueZBackendTests {
     }
 
     /// GattDescriptor1.Flags say whether a descriptor can be written.
+    /// bluetoothd 5.66 and 5.82 drop GattCharacteristic1.MTU while a device is disconnected
+    /// and bring it back on the next link without a signal when it stays 23 (seen in the lab):
+    /// the MTU is asked, not taken from the mirror.
+    @Test func aReconnectionAsksTheMTU() {
+        let (bus, backend, sink, loop) = Self.started()
+        defer { withExtendedLifetime(backend) {} }
+        let svc = Self.dev + "/service000e", chr = svc + "/char000f"
+        bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(svc), Self.ifaces(["org.bluez.GattService1": [
+            "UUID": .string("6c616273-0000-4000-8000-00000000d000"), "Primary": .bool(true), "Device": .objectPath(Self.dev)]])])
+        bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded", [.objectPath(chr), Self.ifaces(["org.bluez.GattCharacteristic1": [
+            "UUID": .string("6c616273-0000-4000-8000-00000000d001"), "Service": .objectPath(svc),
+            "Flags": .array(element: "s", [.string("read"), .string("write")])]])])   // cached: no MTU
+        backend.execute(.connect(Self.id))
+        bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .bool(true)])
+        bus.changed(Self.dev, "org.bluez.Device1", ["ServicesResolved": .bool(true)])
+        bus.answer("Connect", .success([]))
+        Self.spin(loop, 0.4)
+        #expect(!sink.events.contains { if case .servicesResolved = $0 { true } else { false } })   // not before the answer
+        bus.answer("Get", .success([.variant(.uint16(23))]))
+        guard case let .servicesResolved(_, _, mtu) = sink.events.last else { Issue.record("not resolved: \(sink.events)"); return }
+        #expect(mtu == 23)
+    }
+
     @Test func descriptorFlagsSayWhetherItIsWritable() {
         let (bus, backend, sink, loop) = Self.started()
         defer { withExtendedLifetime(backend) {} }
@@ -441,7 +467,10 @@ struct BlueZBackendTests {
         }
         bus.answer("Connect", .success([]))
         Self.spin(loop, 0.4)
-        guard case let .servicesResolved(_, services, _) = sink.events.last else { Issue.record("not resolved: \(sink.events)"); return }
+        // No MTU property (BlueZ before 5.62): resolved without one.
+        bus.answer("Get", .failure(DBusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "No such property 'MTU'")))
+        guard case let .servicesResolved(_, services, mtu) = sink.events.last else { Issue.record("not resolved: \(sink.events)"); return }
+        #expect(mtu == nil)
         let c = services.first?.characteristics.first
         #expect(c?.properties == [.write, .reliableWrite])
         #expect(c?.descriptors.map(\.writable) == [true, false, true])

@@ -23,6 +23,17 @@ struct LyingBlueZTests {
         sink.facts.compactMap { if case let .advertisementReceived(r) = $0 { r } else { nil } }
     }
 
+    /// What the backend said it could not read, as "object property problem".
+    static func unreadable(_ sink: T.Sink) -> [String] {
+        sink.events.compactMap {
+            guard case let .propertyUnreadable(p) = $0 else { return nil }
+            switch p.problem {
+            case let .wrongType(sent, expected): return "\(p.object) \(p.property) \(sent)!=\(expected)"
+            case .missing: return "\(p.object) \(p.property) missing"
+            }
+        }
+    }
+
     /// RSSI as an int64 (what crashed the full-screen app), a string, an int32 out of
     /// int8's range; TxPower as an int64; UUIDs as an integer; company ids as strings.
     @Test func propertiesOfTheWrongTypeAreNotRead() throws {
@@ -46,7 +57,8 @@ struct LyingBlueZTests {
         bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-40), "TxPower": .int32(9)])
         #expect(Self.reports(sink).map(\.rssi) == [nil, nil, nil, nil, nil, nil, -40])
         #expect(Self.reports(sink).last?.advertisement.txPower == nil)
-        #expect(BlueZTranslate.mistyped(["RSSI": .int64(3), "UUIDs": .int32(1), "Name": .string("ok")]) == ["RSSI", "UUIDs"])
+        #expect(BlueZTranslate.mistyped(["RSSI": .int64(3), "UUIDs": .int32(1), "Name": .string("ok")], object: "A").map(\.property)
+                == ["RSSI", "UUIDs"])
     }
 
     /// A Device1 without its Address is no device; an adapter without Powered is off; a
@@ -65,9 +77,14 @@ struct LyingBlueZTests {
         #expect(sink.events.first == .adapterChanged(AdapterStatus(name: "hci0", power: .poweredOff, discovering: false)))
         #expect(Self.reports(sink).map(\.id) == [Self.id])
         T.spin(loop, 0.05)
+        bus.answer("Get", .success([.variant(.string("not an MTU"))]))   // a lying MTU is no MTU
         let resolved = sink.events.compactMap { if case let .servicesResolved(_, s, _) = $0 { s } else { nil } }.last
+        #expect(sink.events.contains { if case .servicesResolved(_, _, nil) = $0 { true } else { false } })
         #expect(resolved?.map(\.uuid) == ["180F"])
         #expect(resolved?.first?.characteristics.isEmpty == true)
+        // And each is said, once: the device without an address, the service without a UUID
+        // (its characteristic, with a UUID of the wrong type, goes with it unread).
+        #expect(Self.unreadable(sink) == [Self.dev + "0 Address missing", gatt + " UUID missing"])
         _ = bus
     }
 
@@ -160,6 +177,19 @@ struct LyingBlueZTests {
         let last = sink.events.last { if case .connectFailed = $0 { true } else { false } }
         guard case let .connectFailed(_, e2)? = last else { Issue.record("no connectFailed"); return }
         #expect(e2.message.utf8.count <= 3 * 1024 && !e2.message.unicodeScalars.contains(where: TerminalSafe.isUnsafe))
+        // StopDiscovery's error, and a GetManagedObjects that fails: the same.
+        backend.execute(.stopScan)
+        bus.answer("StopDiscovery", .failure(DBusError(name: "com.example.Error.Stop\u{1B}[5m", message: "\u{1B}[2Jstop\u{07}")))
+        guard case let .scanFailed(e3)? = sink.events.last else { Issue.record("no scanFailed for StopDiscovery"); return }
+        #expect(e3.message.contains("stop") && !(e3.name + e3.message).unicodeScalars.contains(where: TerminalSafe.isUnsafe))
+        let bus2 = FakeBus(), otherSink = T.Sink()
+        let backend2 = BlueZBackend(bus: bus2)
+        backend2.start(loop: EventLoop()) { e, _ in otherSink.events.append(e) }
+        bus2.answer("GetManagedObjects", .failure(DBusError(name: "org.freedesktop.DBus.Error.AccessDenied",
+                                                            message: "\u{1B}]0;pwned\u{07}\u{9B}31mdenied")))
+        guard case let .failure(e4)? = otherSink.events.last else { Issue.record("no failure for GetManagedObjects"); return }
+        #expect(e4.message.contains("denied") && !e4.message.unicodeScalars.contains(where: TerminalSafe.isUnsafe))
+        withExtendedLifetime(backend2) {}
     }
 
     /// bluetoothd changes owner while the snapshot is on its way, then the old reply
@@ -208,5 +238,63 @@ struct LyingBlueZTests {
         // int16 RSSI in the junk), and the device is still there, as it was.
         for r in Self.reports(sink) { #expect(r.rssi == nil || r.rssi == -1) }
         #expect(backend.devicePaths[Self.id] == Self.dev && backend.adapterPath == "/org/bluez/hci0")
+    }
+
+    /// What cannot be read is said: once per device and property, however often bluetoothd
+    /// sends it (a storm of lying RSSIs says one warning, not one a signal), through the fast
+    /// path's fallback and the general path alike; then a new lie of the same device is said too.
+    @Test func whatCannotBeReadIsSaidOncePerDeviceAndProperty() {
+        let other = "/org/bluez/hci0/dev_C0_FF_EE_00_00_01"
+        let (bus, backend, sink, _) = T.started(["/org/bluez/hci0": T.adapter,
+            Self.dev: Self.device(["Address": .string("E4:1C:22:5D:90:11"), "RSSI": .int64(Int64.max), "UUIDs": .uint32(7),
+                                   "Connected": .string("yes"), "Name": .string("Liar")]),
+            other: Self.device(["Address": .string("C0:FF:EE:00:00:01"), "RSSI": .int16(-40)]),
+        ])
+        defer { withExtendedLifetime(backend) {} }
+        let id = Self.id.rawValue
+        #expect(Self.unreadable(sink) == ["\(id) Connected s!=b", "\(id) RSSI x!=n", "\(id) UUIDs u!=as"])
+        sink.events.removeAll()
+        for i in 0..<1000 {
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": i % 2 == 0 ? .int64(Int64(i)) : .string("-40")])
+            bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int32(-40), "ManufacturerData": .bytes([1])])
+            bus.changed(Self.dev, "org.bluez.Device1", ["Connected": .int32(1)])
+        }
+        #expect(Self.reports(sink).count == 2000 && Self.reports(sink).allSatisfy { $0.rssi == nil })
+        #expect(Self.unreadable(sink) == ["\(id) ManufacturerData ay!=a{qv}"])
+        // Another device's lie is its own; a new property of the first is said as well.
+        sink.events.removeAll()
+        bus.changed(other, "org.bluez.Device1", ["RSSI": .uint16(40)])
+        bus.changed(Self.dev, "org.bluez.Device1", ["TxPower": .double(4), "Paired": .string("no")])
+        bus.changed(other, "org.bluez.Device1", ["RSSI": .uint16(41)])
+        #expect(Self.unreadable(sink) == ["C0:FF:EE:00:00:01 RSSI q!=n", "\(id) Paired s!=b", "\(id) TxPower d!=n"])
+        // A well-typed change says nothing (the fast path's and the general path's).
+        sink.events.removeAll()
+        bus.changed(Self.dev, "org.bluez.Device1", ["RSSI": .int16(-41)])
+        bus.changed(Self.dev, "org.bluez.Device1", ["Name": .string("Liar 2"), "UUIDs": .array(element: "s", [])])
+        #expect(Self.unreadable(sink).isEmpty && Self.reports(sink).count == 2)
+        // bluetoothd restarts: the new one's lies are said again.
+        bus.signal("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                   [.string("org.bluez"), .string(":1.1"), .string(":1.2")])
+        sink.events.removeAll()
+        bus.answer("GetManagedObjects", .success([T.tree(["/org/bluez/hci0": T.adapter,
+                                                          Self.dev: Self.device(["Address": .string(id), "RSSI": .string("-1")])])]))
+        #expect(Self.unreadable(sink) == ["\(id) RSSI s!=n"])
+    }
+
+    /// Past its limit the backend says no more (a bluetoothd inventing devices cannot grow
+    /// the set of what was said without end).
+    @Test func whatIsSaidIsBounded() {
+        let (bus, backend, sink, _) = T.started(["/org/bluez/hci0": T.adapter])
+        defer { withExtendedLifetime(backend) {} }
+        for i in 0..<(BlueZBackend.unreadableLimit + 100) {
+            let digits = String(String(i + 0x10000, radix: 16, uppercase: true).suffix(4))
+            let address = "02:00:00:00:" + digits.prefix(2) + ":" + digits.suffix(2)
+            bus.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesAdded",
+                       [.objectPath("/org/bluez/hci0/dev_\(address.replacingOccurrences(of: ":", with: "_"))"),
+                        T.ifaces(Self.device(["Address": .string(address), "RSSI": .int64(1)]))])
+        }
+        #expect(Self.unreadable(sink).count == BlueZBackend.unreadableLimit)
+        #expect(backend.unreadableSaid.count == BlueZBackend.unreadableLimit)
+        _ = bus
     }
 }

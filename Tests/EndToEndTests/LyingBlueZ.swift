@@ -34,6 +34,8 @@ final class LyingBlueZ {
     var held: [(owner: DBusConnection, call: DBusMethodCall)] = []
     /// Answers AcquireNotify (a socket and an MTU, made per call), when set.
     var acquireNotify: ((DBusMethodCall) -> DBusReply)?
+    /// Answers for members by name (AcquireWrite, WriteValue, ...), called with each call.
+    var handlers: [String: (DBusMethodCall) -> DBusReply] = [:]
 
     init() throws {
         bus = try PrivateBus()
@@ -47,6 +49,7 @@ final class LyingBlueZ {
             members.append(call.member)
             if hangs.contains(call.member) { held.append((c, call)); return .deferred }
             if call.member == "AcquireNotify", let answer = acquireNotify { return answer(call) }
+            if let answer = handlers[call.member] { return answer(call) }
             if let r = repliesOnce.removeValue(forKey: call.member) { return r }
             if let r = replies[call.member] { return r }
             if call.member == "GetManagedObjects" { return .values([snapshot()]) }
@@ -114,19 +117,25 @@ final class LyingBlueZ {
 
     /// Serves the fake bluetoothd until `condition` holds (checked ten times a second).
     func serve(until condition: () -> Bool, timeout: Double) -> Bool {
-        var tick: EventLoop.TimerID?
-        func again() { tick = loop.schedule(after: 0.1) { again() } }
+        serve(until: condition, timeout: timeout, every: nil)
+    }
+
+    /// The same, calling `tick` ten times a second (a device that keeps sending).
+    func serve(until condition: () -> Bool, timeout: Double, every tick: (() -> Void)?) -> Bool {
+        var timer: EventLoop.TimerID?
+        func again() { timer = loop.schedule(after: 0.1) { tick?(); again() } }
         again()
-        defer { tick.map(loop.cancel) }
+        defer { timer.map(loop.cancel) }
         return loop.run(until: condition, timeout: timeout)
     }
 
     /// Runs `bleexplr ARGS` against the fake bus; its output (stdout and stderr) and exit
     /// code (nil: it was still running after `timeout` and was killed).
-    func run(_ args: [String], timeout: Double = 20) throws -> (output: String, status: Int32?) {
+    /// `during`: called ten times a second while it runs; `more`: variables beside the bus's.
+    func run(_ args: [String], timeout: Double = 20, env more: [String] = [], during: (() -> Void)? = nil) throws -> (output: String, status: Int32?) {
         let out = tempPath("lying")
         defer { unlink(out) }
-        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
+        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"] + more
         let pid = try startProcess(Tmux.binary, args, output: out, env: env)
         var status: Int32 = 0
         var done = false
@@ -134,7 +143,7 @@ final class LyingBlueZ {
             // Asked more than once after the end: only the first waitpid reaps it.
             if !done { done = waitpid(pid, &status, WNOHANG) == pid }
             return done
-        }, timeout: timeout)
+        }, timeout: timeout, every: during)
         if !done {
             kill(pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -158,6 +167,12 @@ final class LyingBlueZ {
         try t.keys("q")
         let (ok, screen) = shows(t, 5) { $0.contains("EXIT=") }
         return (ok && screen.contains("EXIT=0"), screen)
+    }
+
+    /// The device's properties changed (PropertiesChanged on Device1), as bluetoothd sends them.
+    func changed(_ props: [String: DBusValue]) {
+        try? bluez.emitSignal(path: Self.dev, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                              args: [.string("org.bluez.Device1"), .vardict(props), .array(element: "s", [])])
     }
 
     /// A process's resident memory (VmRSS), in KiB.

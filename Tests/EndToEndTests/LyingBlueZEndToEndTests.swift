@@ -27,12 +27,27 @@ final class LyingBlueZEndToEndTests {
     }
 
     /// `scan --json` prints the device without the RSSI it could not read, with its name
-    /// and UUIDs bounded, and ends normally.
+    /// and UUIDs bounded, and ends normally. It says what it could not read on stderr, once
+    /// per property however often the device sends it (ten lying RSSIs a second here), and
+    /// records it once.
     @Test func scanJSONDropsWhatItCannotRead() throws {
         fake.device = Self.lyingDevice
-        let (output, status) = try run(["scan", "--duration", "2", "--json"])
+        let record = tempPath("lying-rec")
+        defer { unlink(record) }
+        var sent = 0
+        let (output, status) = try fake.run(["scan", "--duration", "2", "--json", "--record", record]) {
+            self.fake.changed(["RSSI": .int64(Int64.max - Int64(sent))])
+            sent += 1
+        }
         #expect(status == 0, "\(output.prefix(2000))")
-        let line = try #require(output.split(separator: "\n").first { $0.contains("C0:FF:EE:00:00:01") }.map(String.init),
+        #expect(sent >= 10)
+        let warnings = output.split(separator: "\n").filter { $0.hasPrefix("bleexplr: C0:FF:EE:00:00:01: bluetoothd sent") }
+        #expect(warnings == ["bleexplr: C0:FF:EE:00:00:01: bluetoothd sent RSSI as int64 (x), not int16 (n); ignored",
+                             "bleexplr: C0:FF:EE:00:00:01: bluetoothd sent TxPower as int64 (x), not int16 (n); ignored"],
+                "\(output.prefix(3000))")
+        let recorded = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").filter { $0.contains("\"type\":\"unreadable\"") }
+        #expect(recorded.count == 2 && recorded.allSatisfy { $0.contains("\"sent\":\"x\",\"expected\":\"n\"") }, "\(recorded)")
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("{") && $0.contains("C0:FF:EE:00:00:01") }.map(String.init),
                                 "\(output.prefix(2000))")
         #expect(!line.contains("9223372036854775807") && !line.contains("\"rssi\":9"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -51,17 +66,44 @@ final class LyingBlueZEndToEndTests {
         #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(output.debugDescription)")
     }
 
+    /// StopDiscovery failing with escape sequences in its message (`read` stops the scan once
+    /// it has found the device), and a GetManagedObjects that fails so: said, harmless.
+    @Test func hostileStopDiscoveryAndSnapshotErrorsReachNoTerminal() throws {
+        fake.connectedDeviceWithGATT(name: "Target")
+        fake.replies["StopDiscovery"] = .error(DBusError(name: "com.example.Error.Stop", message: Self.hostile))
+        var (output, status) = try run(["read", "C0:FF:EE:00:00:01", "2a37"])
+        #expect(fake.members.contains("StopDiscovery"), "\(fake.members)")
+        #expect(status != nil && output.contains("Stop: ") && output.contains("pwned") && output.contains("red"), "\(output)")
+        #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(output.debugDescription)")
+
+        fake.replies["GetManagedObjects"] = .error(DBusError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "\u{9B}2J" + Self.hostile))
+        (output, status) = try run(["scan", "--duration", "1"])
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("AccessDenied") && output.contains("pwned"), "\(output)")
+        #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(output.debugDescription)")
+    }
+
     /// The full-screen app draws the lying device (what crashed with SIGILL on its first
-    /// frame), and quits when asked.
+    /// frame), says what it could not read (in its log, once, however often the device sends
+    /// it), and quits when asked.
     @Test func fullScreenAppSurvivesTheLyingDevice() throws {
         fake.device = Self.lyingDevice
-        let t = try Tmux("lying", command: wrapped("--bus '\(bus.address)'"))
+        let t = try Tmux("lying", width: 140, height: 40, command: wrapped("--bus '\(bus.address)'"))
         var screen = ""
         let drawn = serve(until: {
             screen = (try? t.screen()) ?? ""
             return screen.contains("NNNNNNNN")
         }, timeout: 20)
         #expect(drawn, "\(screen)")
+        for i in 0..<30 { fake.changed(["RSSI": i % 2 == 0 ? .int64(Int64(i)) : .string("\u{1B}[2J")]) }
+        fake.changed(["Name": .string("Still here")])
+        #expect(serve(until: { screen = (try? t.screen()) ?? ""; return screen.contains("Still here") }, timeout: 10), "\(screen)")
+        try t.keys("L")
+        #expect(serve(until: { screen = (try? t.screen()) ?? ""; return screen.contains("Event log:") }, timeout: 10), "\(screen)")
+        let said = screen.split(separator: "\n").filter { $0.contains("bluetoothd sent RSSI as") }
+        #expect(said.count == 1 && said[0].contains("C0:FF:EE:00:00:01: bluetoothd sent RSSI as int64 (x), not int16 (n); ignored"),
+                "\(screen)")
+        #expect(screen.contains("bluetoothd sent TxPower as int64"), "\(screen)")
         try t.keys("q")
         #expect(serve(until: { ((try? t.screen()) ?? "").contains("EXIT=") }, timeout: 10))
         let end = try t.screen()

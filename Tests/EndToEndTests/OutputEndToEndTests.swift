@@ -11,11 +11,11 @@ struct OutputEndToEndTests {
     static let motor = "B1E5E1A0-0002-4C7A-9E3B-2D8F00C0FFEE"
 
     /// Runs the binary with stdout to a file; returns the status and what it printed there.
-    static func stdout(_ args: [String]) throws -> (Int32, String) {
+    static func stdout(_ args: [String], stdin: String? = nil) throws -> (Int32, String) {
         let path = tempPath("output")
         defer { unlink(path) }
         let quoted = ([Tmux.binary] + args).map { "'" + $0 + "'" }.joined(separator: " ")
-        let (status, _) = try spawn("/bin/sh", ["-c", quoted + " > " + path])
+        let (status, _) = try spawn("/bin/sh", ["-c", quoted + " > " + path + (stdin.map { " < '\($0)'" } ?? "")])
         return (status, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
     }
 

@@ -74,6 +74,33 @@ struct AssignedNumbersTests {
         #expect(AssignedNumbers.companyName(id) == short)
     }
 
+    /// Every company of the table is shortened as comparing Characters shortened it (the
+    /// suffixes are compared as bytes now, for speed).
+    @Test func everyShortNameIsAsItWas() {
+        func characterwise(_ legal: String) -> String {
+            var s = Substring(legal)
+            if let paren = s.firstIndex(of: "("), paren > s.startIndex { s = s[..<paren] }
+            s = s.drop(while: { $0 == " " })
+            var changed = true
+            while changed {
+                changed = false
+                while s.last == " " { s.removeLast() }
+                for suffix in AssignedNumbers.legalSuffixes where s.hasSuffix(suffix) && s.count > suffix.count + 1 {
+                    s.removeLast(suffix.count)
+                    changed = true
+                }
+            }
+            return s.isEmpty ? legal : String(s)
+        }
+        #expect(AssignedNumbers.companies.count > 3_000)
+        for (id, legal) in AssignedNumbers.companies {
+            #expect(AssignedNumbers.shortCompanyName(legal) == characterwise(legal), "0x\(hex4(id)) \(legal)")
+        }
+        for odd in ["", " ", "Inc", " Inc", "Acme  Inc.", "É Inc", "Café Co", "x\u{301} Ltd", "(note)", "ACME (x) Inc"] {
+            #expect(AssignedNumbers.shortCompanyName(odd) == characterwise(odd), "\(odd)")
+        }
+    }
+
     @Test func unknownsAreNil() {
         #expect(AssignedNumbers.companyName(0xFFFF) == nil)
         #expect(AssignedNumbers.name("1234") == nil)

@@ -212,3 +212,121 @@ struct DescriptorWriteTests {
         #expect(s.alert?.message.hasSuffix("(long write)") == true)
     }
 }
+
+@Suite("Encryption on demand for descriptors: a refused descriptor read or write pairs, then is sent again, once")
+struct DescriptorOnDemandTests {
+    static let notPaired = BackendError.notPermitted("Not paired")
+
+    /// The app on the note's screen, its label selected with `D` (the read under way).
+    static func selected() -> AppState {
+        var (s, _) = Note.ready(nil)
+        s.route = .characteristic(Note.id, Note.char)
+        _ = Reducer.reduce(&s, .descriptorCycled)
+        return s
+    }
+
+    @Test func theReadsMadeOnConnectingAreNotTrackedAndNeverPair() {
+        var s = Fixture.scanning()
+        s.scan.cursor = Note.id
+        _ = Reducer.reduce(&s, .rowActivated)
+        Fixture.apply(&s, .connected(Note.id))
+        let reads = Fixture.apply(&s, .servicesResolved(Note.id, Note.services, mtu: 247))
+        #expect(reads.contains(.backend(.readDescriptor(Note.id, Note.label))))
+        #expect(s.operations.isEmpty)
+        // A label that needs encryption costs only the label: no pairing nobody asked for.
+        #expect(Fixture.apply(&s, .descriptorRead(Note.label, .failure(Self.notPaired))).allSatisfy {
+            if case .backend(.pair) = $0 { return false } else { return true } })
+        #expect(s.pairing == nil && s.lastError == nil)
+    }
+
+    @Test func aDescriptorReadRefusedPairsAndIsReadAgain() {
+        var s = Self.selected()
+        #expect(s.operations[Note.label] == GATTOperation(device: Note.id, kind: .readDescriptor))
+        #expect(Fixture.apply(&s, .descriptorRead(Note.label, .failure(Self.notPaired))) == [.backend(.pair(Note.id))])
+        #expect(s.alert?.message == "Characteristic User Description needs encryption: pairing with Demo iTag…")
+        #expect(s.operations[Note.label]?.waitingForPairing == true)
+        Fixture.apply(&s, .bondChanged(Note.id, Bond(paired: true, bonded: true)))
+        #expect(Fixture.apply(&s, .pairCompleted(Note.id, nil)) == [.backend(.readDescriptor(Note.id, Note.label))])
+        #expect(s.alert?.message == "Paired with Demo iTag: read of Characteristic User Description sent again")
+        #expect(s.operations[Note.label]?.retried == true)
+        Fixture.apply(&s, .descriptorRead(Note.label, .success(Array("Safe".utf8))))
+        #expect(s.descriptorValues[Note.label] == Array("Safe".utf8))
+        #expect(s.operations.isEmpty && s.lastError == nil)
+    }
+
+    @Test func aDescriptorWriteRefusedPairsAndIsWrittenAgain_aSecondRefusalIsFinal() {
+        var s = Self.selected()
+        Fixture.apply(&s, .descriptorRead(Note.label, .success(Array("Note".utf8))))
+        _ = Reducer.reduce(&s, .writeStarted)
+        _ = Reducer.reduce(&s, .inputEdited(.insert("\"Door\"")))
+        #expect(Reducer.reduce(&s, .inputSubmitted) == [.backend(.writeDescriptor(Note.id, Note.label, Array("Door".utf8)))])
+        #expect(s.operations[Note.label] == GATTOperation(device: Note.id, kind: .writeDescriptor(Array("Door".utf8))))
+        #expect(Fixture.apply(&s, .descriptorWritten(Note.label, Array("Door".utf8), Self.notPaired)) == [.backend(.pair(Note.id))])
+        #expect(s.descriptorValues[Note.label] == Array("Note".utf8))   // not written yet
+        Fixture.apply(&s, .bondChanged(Note.id, Bond(paired: true, bonded: true)))
+        #expect(Fixture.apply(&s, .pairCompleted(Note.id, nil)) == [.backend(.writeDescriptor(Note.id, Note.label, Array("Door".utf8)))])
+        // Refused again once paired: no second pairing, the reason and what to do said.
+        #expect(Fixture.apply(&s, .descriptorWritten(Note.label, Array("Door".utf8), Self.notPaired)) == [])
+        #expect(s.alert?.message == "Writing Characteristic User Description failed: NotPermitted: Not paired (paired, and still "
+                + "refused: the device wants a stronger bond; forget it and pair with a passkey)")
+        #expect(s.operations.isEmpty && s.pairing == nil)
+    }
+
+    @Test func aPairingThatFailsEndsTheDescriptorOperationWithPairingsOwnError() {
+        var s = Self.selected()
+        _ = Fixture.apply(&s, .descriptorRead(Note.label, .failure(Self.notPaired)))
+        let error = BackendError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+        #expect(Fixture.apply(&s, .pairCompleted(Note.id, error)) == [])
+        #expect(s.lastError == "Read Characteristic User Description failed: pairing with Demo iTag failed: "
+                + "AuthenticationFailed: Authentication Failed")
+        #expect(s.operations.isEmpty)
+    }
+
+    @Test func anotherFailureOfAReadAskedForIsSaid() {
+        var s = Self.selected()
+        #expect(Fixture.apply(&s, .descriptorRead(Note.label, .failure(.notPermitted("Read not permitted")))) == [])
+        #expect(s.lastError == "Read Characteristic User Description failed: NotPermitted: Read not permitted")
+        #expect(s.operations.isEmpty && s.pairing == nil)
+    }
+
+    @Test func theScreenSaysTheDescriptorReadWaitsForPairing() {
+        var s = Self.selected()
+        _ = Fixture.apply(&s, .descriptorRead(Note.label, .failure(Self.notPaired)))
+        guard let op = s.operations[Note.label] else { Issue.record("no operation"); return }
+        #expect(op.isDescriptor && op.verb == "Read")
+    }
+
+    @Test func readDescriptorHeadlessPairsThenPrintsTheValue() {
+        var (s, _) = Note.ready(.readDescriptor(address: Note.id.rawValue, uuid: Note.uuid, descriptor: "2901"))
+        #expect(s.operations[Note.label] == GATTOperation(device: Note.id, kind: .readDescriptor))
+        let refused = Fixture.apply(&s, .descriptorRead(Note.label, .failure(Self.notPaired)))
+        #expect(refused.contains(.backend(.pair(Note.id))))
+        #expect(refused.contains(.output(.warning("FC:58:FA:1A:2B:3C refused the descriptor read for want of encryption: pairing…"))))
+        #expect(refused.contains(.startTimer(.operation, after: JobReducer.pairTimeout)))
+        Fixture.apply(&s, .bondChanged(Note.id, Bond(paired: true, bonded: true)))
+        let again = Fixture.apply(&s, .pairCompleted(Note.id, nil))
+        #expect(again.contains(.backend(.readDescriptor(Note.id, Note.label))))
+        #expect(again.contains(.output(.warning("paired with FC:58:FA:1A:2B:3C; sent again"))))
+        let done = Fixture.apply(&s, .descriptorRead(Note.label, .success(Array("Safe".utf8))))
+        #expect(done.contains { if case let .output(.value(v)) = $0 { v.bytes == Array("Safe".utf8) && v.descriptor == "2901" } else { false } })
+        #expect(s.job?.phase == .leaving(exitCode: 0))
+    }
+
+    @Test func writeDescriptorHeadlessWhosePairingFailsSaysPairingsError() {
+        var (s, _) = Note.ready(.writeDescriptor(address: Note.id.rawValue, uuid: Note.uuid, descriptor: "2901", value: [0x4B]))
+        let refused = Fixture.apply(&s, .descriptorWritten(Note.label, [0x4B], Self.notPaired))
+        #expect(refused.contains(.output(.warning("FC:58:FA:1A:2B:3C refused the descriptor write for want of encryption: pairing…"))))
+        let error = BackendError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+        let failed = Fixture.apply(&s, .pairCompleted(Note.id, error))
+        #expect(Note.failure(failed) == "pairing with FC:58:FA:1A:2B:3C failed: AuthenticationFailed: Authentication Failed")
+    }
+
+    @Test func aPairingRequestRejectedForADescriptorReadEndsTheCommandSayingWhy() {
+        var (s, _) = Note.ready(.readDescriptor(address: Note.id.rawValue, uuid: Note.uuid, descriptor: "2901"))
+        let asked = BackendEvent.agentRequested(AgentRequest(id: 4, device: Note.id, kind: .authorization))
+        let effects = Fixture.apply(&s, asked)
+        let why = "Demo iTag asks for authorization and there is no terminal to ask on: give --confirm yes|no"
+        #expect(effects.contains(.backend(.answerAgent(4, .reject(why)))))
+        #expect(Note.failure(effects) == "descriptor read failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
+    }
+}

@@ -70,6 +70,24 @@ struct JobTests {
         #expect(Motor.heard(&s) == [])
     }
 
+    @Test func aConnectionTimeoutSaysWhereItStood() {
+        var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Reducer.reduce(&s, .appStarted(recordTo: nil))
+        _ = Motor.heard(&s)
+        Fixture.apply(&s, .connecting(Motor.id, attempt: 1))
+        Fixture.apply(&s, .connected(Motor.id))
+        let effects = Reducer.reduce(&s, .jobTimerFired(.connect))
+        #expect(effects.first == .output(.failure(
+            "connecting to C8:2B:96:0E:51:3A timed out after 45 s: the link is up, but bluetoothd resolved no services")))
+
+        var never = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Reducer.reduce(&never, .appStarted(recordTo: nil))
+        _ = Motor.heard(&never)
+        Fixture.apply(&never, .connecting(Motor.id, attempt: 2))
+        #expect(Reducer.reduce(&never, .jobTimerFired(.connect)).first == .output(.failure(
+            "connecting to C8:2B:96:0E:51:3A timed out after 45 s: the link never came up (attempt 2)")))
+    }
+
     @Test func aFailedReadIsTheExitStatusAndOneLine() {
         var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
         _ = Motor.ready(&s)
@@ -77,6 +95,32 @@ struct JobTests {
         #expect(effects.first == .output(.failure("read failed: NotPermitted: Read not permitted")))
         Fixture.apply(&s, .disconnected(Motor.id, .local))
         #expect(s.job?.exitCode == 1)
+    }
+
+    /// The link goes down while a read waits (bluetoothd ends it when the device refuses the
+    /// pairing it started for the read): the read's own answer comes a moment later, and the
+    /// failure says both, and what to try.
+    @Test func aReadWhoseLinkWentDownSaysSoWithBluetoothdsAnswer() {
+        var s = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&s)
+        #expect(Fixture.apply(&s, .disconnected(Motor.id, .remote)) == [.startTimer(.operation, after: JobReducer.linkLostWait)])
+        let failed = Fixture.apply(&s, .readCompleted(Motor.char, .failure(.failed("Operation failed with ATT error: 0x0e"))))
+        #expect(failed.first == .output(.failure("read failed: the link went down while the read waited for its answer "
+            + "(bluetoothd: Operation failed with ATT error: 0x0e); C8:2B:96:0E:51:3A is not paired: for a device that "
+            + "refuses an operation for want of encryption bluetoothd pairs by itself, and a refused pairing ends the link "
+            + "(bleexplr pair C8:2B:96:0E:51:3A says why)")))
+        #expect(failed.last == .finish(exitCode: 1))
+
+        // No answer at all (bluetoothd 5.82 leaves it pending): said so; a reason bluetoothd gave is said.
+        var t = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&t)
+        _ = Fixture.apply(&t, .disconnected(Motor.id, .other("authentication failed")))
+        let late = Reducer.reduce(&t, .jobTimerFired(.operation))
+        #expect(late.first == .output(.failure("read failed: the link went down while the read waited for its answer: "
+            + "\(DisconnectReason.other("authentication failed")) (bluetoothd did not answer it); C8:2B:96:0E:51:3A is not paired: "
+            + "for a device that refuses an operation for want of encryption bluetoothd pairs by itself, and a refused "
+            + "pairing ends the link (bleexplr pair C8:2B:96:0E:51:3A says why)")))
+        #expect(late.last == .finish(exitCode: 1))
     }
 
     @Test func notifyCountsThenLeaves() {
@@ -91,6 +135,36 @@ struct JobTests {
         #expect(Reducer.reduce(&s, .jobTimerFired(.linger)) == [.finish(exitCode: 0)])
     }
 
+    /// The MTU said on stderr when AcquireNotify hands over its socket is in every JSON line
+    /// too; through StartNotify, the link's (GattCharacteristic1.MTU).
+    @Test func notifyLinesCarryTheLinksMTU() {
+        var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: nil))
+        _ = Motor.ready(&s)
+        Fixture.apply(&s, .notifyChanged(Motor.char, enabled: true, nil))
+        func value(_ effects: [Effect]) -> ValueReport? {
+            for case let .output(.value(v)) in effects { return v }
+            return nil
+        }
+        let plain = value(Fixture.apply(&s, .valueNotified(Motor.char, [0x29, 0x09])))
+        #expect(plain?.mtu == 247)
+        #expect(Fixture.apply(&s, .notificationsAcquired(Motor.char, mtu: 185))
+            == [.output(.warning("notifications through a socket (AcquireNotify), MTU 185"))])
+        let acquired = try! #require(value(Fixture.apply(&s, .valueNotified(Motor.char, [0x2A, 0x09]))))
+        #expect(acquired.mtu == 185)
+        let line = CommandPrinter(json: true).lines(.value(acquired), now: acquired.at).first?.text ?? ""
+        #expect(line.contains(#""origin":"notify","mtu":185,"hex":"2a09""#), "\(line)")
+        // Unknown (BlueZ before 5.62, no socket): not said.
+        s.peripherals.update(Motor.id) { $0.mtu = nil }
+        s.notifySockets = [:]
+        let unknown = try! #require(value(Fixture.apply(&s, .valueNotified(Motor.char, [0x2B, 0x09]))))
+        #expect(unknown.mtu == nil)
+        #expect(CommandPrinter(json: true).lines(.value(unknown), now: unknown.at).first?.text.contains("mtu") == false)
+        // A read's line has none.
+        var r = Motor.world(.read(address: Motor.id.rawValue, uuid: Motor.uuid, offset: 0))
+        _ = Motor.ready(&r)
+        #expect(value(Fixture.apply(&r, .readCompleted(Motor.char, .success([0x29, 0x09]))))?.mtu == nil)
+    }
+
     @Test func notifyUntilAMarkerJoinsTheChunks() {
         var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: StreamEnd(marker: Array("EOM".utf8))))
         _ = Motor.ready(&s)
@@ -102,6 +176,8 @@ struct JobTests {
         guard case let .output(.message(m)) = effects.dropFirst().first else { Issue.record("no message in \(effects)"); return }
         #expect(m.bytes == Array("hello world".utf8) && m.chunks == 2 && m.framing == .plain)
         #expect(m.seconds == 3)
+        #expect(m.mtu == 247)
+        #expect(CommandPrinter(json: true).lines(.message(m), now: Fixture.t0).first?.text.contains(#""mtu":247"#) == true)
     }
 
     /// EATT's disorder, as plain chunks show it: a chunk after the marker, or a short one
@@ -243,13 +319,29 @@ struct JobTests {
         #expect(lost == [.output(.watch(event: "link", message: "link lost: connection timed out", seq: nil)),
                          .output(.watch(event: "link", message: "reconnecting in 1 s", seq: nil)),
                          .startTimer(.reconnect, after: 1)])
-        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 45)])
+        #expect(Reducer.reduce(&s, .jobTimerFired(.reconnect)) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 20)])
         // Each failed attempt waits longer.
         var failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
         #expect(failed.last == .startTimer(.reconnect, after: 1))
         _ = Reducer.reduce(&s, .jobTimerFired(.reconnect))
         failed = Fixture.apply(&s, .connectFailed(Motor.id, .failed("le-connection-abort-by-local")))
         #expect(failed.last == .startTimer(.reconnect, after: 2))
+    }
+
+    /// A link that never comes up is given 20 s, then watch starts again (it cancels the attempt
+    /// first); once the link is up, the whole 45 s are for resolving services.
+    @Test func watchGivesALinkThatNeverComesUp20Seconds() {
+        var s = Motor.world(.watch(address: Motor.id.rawValue, uuid: Motor.uuid, debounce: 0))
+        _ = Reducer.reduce(&s, .appStarted(recordTo: nil))
+        #expect(Motor.heard(&s).suffix(2) == [.backend(.connect(Motor.id)), .startTimer(.connect, after: 20)])
+        Fixture.apply(&s, .connecting(Motor.id, attempt: 1))
+        let stalled = Reducer.reduce(&s, .jobTimerFired(.connect))
+        #expect(stalled.first == .output(.watch(event: "link", message: "not ready: the link never came up", seq: nil)))
+        #expect(stalled.contains(.backend(.disconnect(Motor.id))))
+        #expect(stalled.last == .startTimer(.reconnect, after: 1))
+
+        _ = Reducer.reduce(&s, .jobTimerFired(.reconnect))
+        #expect(Fixture.apply(&s, .connected(Motor.id)) == [.startTimer(.connect, after: 45)])
     }
 
     @Test func valueJSONCarriesTheFieldsForPrograms() {

@@ -328,3 +328,92 @@ struct DemoPairingTests {
         #expect(s.peripherals[Self.lock]?.bond.paired == true)
     }
 }
+
+@Suite("The kind of an address")
+struct AddressKindTests {
+    @Test func publicOrRandomByItsTopTwoBits() {
+        #expect(AddressKind(type: "public", address: "E4:1C:22:5D:90:11") == .public)
+        #expect(AddressKind(type: "random", address: "C4:7A:0E:51:3B:D9") == .static)          // 11
+        #expect(AddressKind(type: "random", address: "6B:2E:91:3C:4D:5E") == .resolvable)      // 01
+        #expect(AddressKind(type: "random", address: "1A:2E:91:3C:4D:5E") == .nonResolvable)   // 00
+        #expect(AddressKind(type: "random", address: "8A:2E:91:3C:4D:5E") == .random)          // 10: reserved
+        #expect(AddressKind(type: "random", address: "") == .random)
+        #expect(AddressKind(type: nil, address: "C4:7A:0E:51:3B:D9") == nil)
+        #expect(AddressKind(type: "bogus", address: "C4:7A:0E:51:3B:D9") == nil)
+        #expect(AddressKind.resolvable.text == "random resolvable" && AddressKind.resolvable.short == "RPA")
+        #expect(AddressKind.nonResolvable.text == "random non-resolvable" && AddressKind.nonResolvable.short == "NRPA")
+        #expect(AddressKind.public.text == "public" && AddressKind.static.short == "static")
+    }
+
+    @Test func pairedAndBondedAreBothSaid() {
+        #expect(Bond(paired: true, bonded: true).summary == "paired·bonded")
+        #expect(Bond(paired: true).summary == "paired")   // no keys kept: the next link pairs again
+        #expect(Bond(bonded: true, trusted: true).summary == "bonded·trusted")
+        #expect(Bond().summary == "")
+    }
+}
+
+@Suite("Pairing: the method comes from both sides' capabilities (the demo's Demo Keypad and Demo Lock)")
+struct DemoPairingMethodTests {
+    static let keypad = PeripheralID("D2:5A:17:C4:80:6E")
+    static let lock = PeripheralID("C4:7A:0E:51:3B:D9")
+
+    static func requests(_ events: [(Double, BackendEvent)]) -> [AgentRequest] {
+        events.compactMap { if case let .agentRequested(r) = $0.1 { r } else { nil } }
+    }
+
+    @Test func theLESecureConnectionsTable() {
+        let keypad = SimPairing.keyboardDisplay(number: 1, passkey: 2)
+        #expect(keypad.method(with: .keyboardDisplay) == .confirm(1))
+        #expect(keypad.method(with: .displayYesNo) == .confirm(1))
+        #expect(keypad.method(with: .displayOnly) == .display(2))
+        #expect(keypad.method(with: .keyboardOnly) == .enter(2))
+        #expect(keypad.method(with: .noInputNoOutput) == .justWorks)
+        let lock = SimPairing.showsPasskey(3)
+        #expect(lock.method(with: .keyboardDisplay) == .enter(3) && lock.method(with: .keyboardOnly) == .enter(3))
+        #expect(lock.method(with: .displayYesNo) == .justWorks && lock.method(with: .displayOnly) == .justWorks)
+        #expect(SimPairing.justWorks.method(with: .keyboardDisplay) == .justWorks)
+    }
+
+    @Test func theKeypadComparesANumber_yesPairsNoFails() {
+        for yes in [true, false] {
+            let w = SimulatedWorld(seed: 1)
+            w.handle(.pair(Self.keypad), at: 0)
+            let asked = Self.requests(w.advance(to: 1))
+            #expect(asked.map(\.kind) == [.confirmation(DemoCatalog.keypadNumber)])
+            w.handle(.answerAgent(asked[0].id, yes ? .accept : .reject("no")), at: 1)
+            let done = w.advance(to: 2).map(\.1)
+            #expect(done.contains(.pairCompleted(Self.keypad, yes ? nil
+                : BackendError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed"))))
+        }
+    }
+
+    @Test func withADisplayOnlyAgentWeShowThePasskeyAndTheKeypadTypesIt() {
+        let w = SimulatedWorld(seed: 1)
+        w.agentCapability = .displayOnly
+        w.handle(.pair(Self.keypad), at: 0)
+        let shown = Self.requests(w.advance(to: 5.5))
+        #expect(shown.map(\.kind) == (0...6).map { .displayPasskey(DemoCatalog.keypadPasskey, entered: $0) })
+        #expect(Set(shown.map(\.id)).count == 7)
+        // Answering a display request changes nothing: it pairs once the digits are typed.
+        w.handle(.answerAgent(shown[0].id, .accept), at: 5.5)
+        #expect(w.advance(to: 6).map(\.1).contains(.pairCompleted(Self.keypad, nil)))
+    }
+
+    @Test func withAKeyboardOnlyAgentTheKeypadShowsAPasskeyToType_andTheLockJustWorksWithDisplayYesNo() {
+        let w = SimulatedWorld(seed: 1)
+        w.agentCapability = .keyboardOnly
+        w.handle(.pair(Self.keypad), at: 0)
+        let asked = Self.requests(w.advance(to: 1))
+        #expect(asked.map(\.kind) == [.passkey])
+        w.handle(.answerAgent(asked[0].id, .passkey(DemoCatalog.keypadPasskey)), at: 1)
+        #expect(w.advance(to: 2).map(\.1).contains(.pairCompleted(Self.keypad, nil)))
+
+        let v = SimulatedWorld(seed: 1)
+        v.agentCapability = .displayYesNo
+        v.handle(.pair(Self.lock), at: 0)
+        let events = v.advance(to: 1)
+        #expect(Self.requests(events).isEmpty)
+        #expect(events.map(\.1).contains(.pairCompleted(Self.lock, nil)))
+    }
+}

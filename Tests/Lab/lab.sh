@@ -887,8 +887,11 @@ cmd_up() {
   echo "$accel" > "$RUN/accel"
   echo "$CONTROLLERS" > "$RUN/controllers"
   echo "$SUITE" > "$RUN/suite"
-  start_qemu() {
-  qemu-system-x86_64 -name bleexplr-lab $1 -M q35 -smp 2 -m "$MEM" \
+  start_qemu() (
+  # The daemonized VM keeps no descriptor of whoever started the lab: a lock held around
+  # `lab.sh up` (flock LOCK run-tests.sh) would otherwise stay held for as long as the VM runs.
+  for fd in /proc/self/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null; done
+  exec qemu-system-x86_64 -name bleexplr-lab $1 -M q35 -smp 2 -m "$MEM" \
     -nodefaults -no-user-config -display none -no-reboot \
     -kernel "$KERNEL" -initrd "$INITRD" \
     -append "console=ttyS0 ${LAB_KCMD:-quiet loglevel=3} panic=-1 rdinit=/init" \
@@ -897,7 +900,7 @@ cmd_up() {
     -fsdev "local,id=xfer,path=$XFER,security_model=none" -device virtio-9p-pci,fsdev=xfer,mount_tag=xfer \
     -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$PORT-:$PORT" -device virtio-net-pci,netdev=n0 \
     -pidfile "$RUN/qemu.pid" -daemonize
-  }
+  )
   if ! start_qemu "$accel" 2> "$RUN/qemu.err"; then
     cat "$RUN/qemu.err" >&2
     [ "${LAB_ACCEL:-auto}" = kvm ] && die "qemu failed with KVM"

@@ -8,8 +8,9 @@
 #
 # Each suite: its own image (lab.sh build), its own VM, its own "suite S (BlueZ x, kernel y): N passed, N failed,
 # N not run" line; with several suites a last "total: ..." line sums them.
-# A test that needs a newer BlueZ than the suite has exits 77 after printing "NOT RUN: why" (labkit's
-# require_bluez): counted as not run, never as passed; not running is not a failure.
+# A test that cannot run on this suite (a newer BlueZ needed: labkit's require_bluez; or a reason of its
+# own) exits 77 after printing "NOT RUN: why": counted as not run, never as passed; not running is not a
+# failure. The summary gives each such test with its own reason.
 # A sid image that cannot be built from the day's unstable prints "SID IMAGE DID NOT BUILD: why" and counts
 # its tests as not run, not failed (unless LAB_SID_STRICT=1); a cached sid image from an earlier day is used
 # if there is one (lab.sh says so).
@@ -84,7 +85,7 @@ else
 fi
 [ ${#tests[@]} -gt 0 ] || { echo "no tests found in $HERE/tests"; echo "0 passed, 1 failed"; exit 1; }
 
-pass=0; fail=0; notrun=0; ran=0; child=""; failed_names=(); notrun_names=(); finished=0; lab_owned=0; lab_down_done=0
+pass=0; fail=0; notrun=0; ran=0; child=""; failed_names=(); notrun_names=(); notrun_why=(); finished=0; lab_owned=0; lab_down_done=0
 rm -rf "$OUT" "$COUNTS" "$SUMMARY"; mkdir -p "$OUT"
 
 counts() {   # the suite's closing line, also left in files for the several-suites summary
@@ -210,8 +211,9 @@ for t in "${tests[@]}"; do
   child=""
   dt=$((SECONDS - t0))
   if [ "$rc" = 77 ] && grep -q '^.*NOT RUN:' "$OUT/$name.log"; then
-    notrun=$((notrun + 1)); notrun_names+=("$name")
-    say "NOT RUN $name: $(grep -h 'NOT RUN:' "$OUT/$name.log" | head -1 | sed 's/.*NOT RUN: //') (${dt}s)"
+    why="$(grep -h 'NOT RUN:' "$OUT/$name.log" | head -1 | sed 's/.*NOT RUN: //')"
+    notrun=$((notrun + 1)); notrun_names+=("$name"); notrun_why+=("$why")
+    say "NOT RUN $name: $why (${dt}s)"
     continue
   fi
   if [ "$rc" = 0 ]; then
@@ -251,7 +253,10 @@ banner "summary"
 for n in "${failed_names[@]}"; do   # why, in one line each (the first line of labkit's FAIL)
   say "  $n: $(grep -h -m1 'FAIL' "$OUT/$n.log" 2>/dev/null | cut -c1-300)"
 done
-[ ${#notrun_names[@]} -eq 0 ] || say "not run (a newer BlueZ than $BLUEZ_V needed, or LAB_CHAOS=1): ${notrun_names[*]}"
+[ ${#notrun_names[@]} -eq 0 ] || say "not run: ${notrun_names[*]}"
+for i in "${!notrun_names[@]}"; do   # each with its own reason (the test's "NOT RUN:" line)
+  say "  ${notrun_names[$i]}: $(cut -c1-300 <<< "${notrun_why[$i]}")"
+done
 say "test output and guest logs: $OUT"
 counts
 if [ "$fail" = 0 ] && [ $((pass + notrun)) = "${#tests[@]}" ]; then exit 0; else exit 1; fi

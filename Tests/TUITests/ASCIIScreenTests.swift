@@ -31,11 +31,11 @@ struct ASCIIScreenTests {
         let lines = Self.both(ScreenTests.state())
         ScreenTests.expectLines(Array(lines.prefix(6)), [
             " bleexplr | Scan                                                       sort RSSI",
-            "  NAME             ADDRESS           RSSI       ADVERTISEMENT               AGE",
-            "> Demo HRM         E4:1C:22:5D:90:11  -52 ####. Nordic Semiconductor . He~   3s",
-            "  Demo iTag        FC:58:FA:1A:2B:3C  -61 ###.. iTag Button . tx 0 dBm       3s",
-            "  (unnamed)        6B:2E:91:3C:4D:5E  -67 ###.. iBeacon e2c56db5~ 1/42 @1~   3s",
-            "  Evil?[2J?]0;pwn~ DE:AD:BE:EF:00:1B  -88 #....                              3s",
+            "  NAME         ADDRESS           TYPE   RSSI       ADVERTISEMENT            AGE",
+            "> Demo HRM     E4:1C:22:5D:90:11         -52 ####. Nordic Semiconductor .~   3s",
+            "  Demo iTag    FC:58:FA:1A:2B:3C         -61 ###.. iTag Button . tx 0 dBm    3s",
+            "  (unnamed)    6B:2E:91:3C:4D:5E         -67 ###.. iBeacon e2c56db5~ 1/42~   3s",
+            "  Evil?[2J?]0~ DE:AD:BE:EF:00:1B         -88 #....                           3s",
         ])
         #expect(lines[22] == "Enter connect . i details . / filter . o sort . s scan . R rec . ? help . q quit")
     }
@@ -71,6 +71,6 @@ struct ASCIIScreenTests {
             id: id, address: "11:22:33:44:55:66", name: "Küche 温度", rssi: -40, connectable: true,
             advertisement: Advertisement())), at: ScreenTests.t0))
         let lines = Self.both(s)
-        #expect(lines.contains { $0.contains("  Kuche ????       11:22:33:44:55:66  -40 #####") }, "\(lines)")
+        #expect(lines.contains { $0.contains("  Kuche ????   11:22:33:44:55:66         -40 #####") }, "\(lines)")
     }
 }

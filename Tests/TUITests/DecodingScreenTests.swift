@@ -25,7 +25,7 @@ struct DecodingScreenTests {
     }
 
     @Test func scanListSummaries() {
-        let lines = ScreenTests.render(Self.beacons(), 120, 24)
+        let lines = ScreenTests.render(Self.beacons(), 130, 24)
         #expect(lines[2].contains("AltBeacon 2f234454… 7/12 @1m -60 · non-connectable"))
         #expect(lines[3].contains("Eddystone-EID 8b3d51e207a4c916 · non-connectable"))
     }

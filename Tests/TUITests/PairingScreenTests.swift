@@ -79,13 +79,16 @@ struct PairingScreenTests {
         var s = T.connected()
         _ = Reducer.reduce(&s, .backend(.bondChanged(T.hrm, Bond(paired: true, bonded: true, trusted: true, addressType: "random")),
                                         at: T.t0 + 3))
-        #expect(T.render(s, 100)[1] == " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247  random  paired·trusted")
+        #expect(T.render(s, 110)[1]
+            == " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247  paired·bonded·trusted  random static")
+        // Whole facts only: the address's kind gives way first.
+        #expect(T.render(s, 100)[1] == " Demo HRM  E4:1C:22:5D:90:11  ● connected  RSSI -52 dBm  MTU 247  paired·bonded·trusted")
         s.route = .scan
         _ = Reducer.reduce(&s, .backend(.disconnected(T.hrm, .local), at: T.t0 + 4))
-        #expect(T.render(s).contains { $0.contains("E4:1C:22:5D:90:11") && $0.contains("paired·trusted · ") })
+        #expect(T.render(s).contains { $0.contains("E4:1C:22:5D:90:11 static ") && $0.contains("paired·bonded·trusted") })
         s.route = .details(T.hrm)
         let details = T.render(s)
-        #expect(details.contains { $0.contains("Address type") && $0.contains("random") })
-        #expect(details.contains { $0.contains("Pairing") && $0.contains("paired, trusted") })
+        #expect(details.contains { $0.contains("Address type") && $0.contains("random static") })
+        #expect(details.contains { $0.contains("Pairing") && $0.contains("paired, bonded, trusted") })
     }
 }

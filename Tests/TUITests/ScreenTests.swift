@@ -38,15 +38,22 @@ struct ScreenTests {
         }
     }
 
+    /// The address's kind where BlueZ said public or random (the iTag: not said); paired and
+    /// bonded both, as bluetoothd says them.
     @Test func scanList() {
-        let lines = Self.render(Self.state())
+        var s = Self.state()
+        for (id, bond) in [("E4:1C:22:5D:90:11", Bond(paired: true, bonded: true, addressType: "public")),
+                           ("6B:2E:91:3C:4D:5E", Bond(addressType: "random")), ("DE:AD:BE:EF:00:1B", Bond(addressType: "random"))] {
+            _ = Reducer.reduce(&s, .backend(.bondChanged(PeripheralID(id), bond), at: Self.t0))
+        }
+        let lines = Self.render(s)
         Self.expectLines(Array(lines.prefix(7)), [
             " bleexplr │ Scan                                                       sort RSSI",
-            "  NAME             ADDRESS           RSSI       ADVERTISEMENT               AGE",
-            "▶ Demo HRM         E4:1C:22:5D:90:11  -52 ████░ Nordic Semiconductor · He…   3s",
-            "  Demo iTag        FC:58:FA:1A:2B:3C  -61 ███░░ iTag Button · tx 0 dBm       3s",
-            "  (unnamed)        6B:2E:91:3C:4D:5E  -67 ███░░ iBeacon e2c56db5… 1/42 @1…   3s",
-            "  Evil␛[2J␛]0;pwn… DE:AD:BE:EF:00:1B  -88 █░░░░                              3s",
+            "  NAME         ADDRESS           TYPE   RSSI       ADVERTISEMENT            AGE",
+            "▶ Demo HRM     E4:1C:22:5D:90:11 public  -52 ████░ paired·bonded · Nordic…   3s",
+            "  Demo iTag    FC:58:FA:1A:2B:3C         -61 ███░░ iTag Button · tx 0 dBm    3s",
+            "  (unnamed)    6B:2E:91:3C:4D:5E RPA     -67 ███░░ iBeacon e2c56db5… 1/42…   3s",
+            "  Evil␛[2J␛]0… DE:AD:BE:EF:00:1B static  -88 █░░░░                           3s",
             "",
         ])
         #expect(lines[22] == "Enter connect · i details · / filter · o sort · s scan · R rec · ? help · q quit")
@@ -65,11 +72,11 @@ struct ScreenTests {
         s.scan.sort = .interval
         Self.expectLines(Array(Self.render(s).prefix(6)), [
             " bleexplr │ Scan                                                   sort interval",
-            "  NAME             ADDRESS           RSSI       ADVERTISEMENT             EVERY",
-            "▶ Demo HRM         E4:1C:22:5D:90:11  -60 ███░░ Nordic Semiconductor · H… 100ms",
-            "  (unnamed)        6B:2E:91:3C:4D:5E  -60 ███░░ iBeacon e2c56db5… 1/42 @… 250ms",
-            "  Demo iTag        FC:58:FA:1A:2B:3C  -60 ███░░ iTag Button · tx 0 dBm     1.3s",
-            "  Evil␛[2J␛]0;pwn… DE:AD:BE:EF:00:1B  -88 █░░░░                               —",
+            "  NAME         ADDRESS           TYPE   RSSI       ADVERTISEMENT          EVERY",
+            "▶ Demo HRM     E4:1C:22:5D:90:11         -60 ███░░ Nordic Semiconductor … 100ms",
+            "  (unnamed)    6B:2E:91:3C:4D:5E         -60 ███░░ iBeacon e2c56db5… 1/4… 250ms",
+            "  Demo iTag    FC:58:FA:1A:2B:3C         -60 ███░░ iTag Button · tx 0 dBm  1.3s",
+            "  Evil␛[2J␛]0… DE:AD:BE:EF:00:1B         -88 █░░░░                            —",
         ])
     }
 

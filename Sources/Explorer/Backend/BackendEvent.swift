@@ -30,6 +30,57 @@ public struct BackendError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 }
 
+/// A property bluetoothd sent that could not be read: at another D-Bus type than BlueZ
+/// documents (an RSSI as an int64), or missing where every object of its kind has it (a
+/// device without its Address). The backend says each object's property once.
+public struct UnreadableProperty: Equatable, Sendable, CustomStringConvertible {
+    public enum Problem: Equatable, Sendable {
+        /// Sent with the D-Bus signature `sent` ("x") where BlueZ's is `expected` ("n").
+        case wrongType(sent: String, expected: String)
+        /// Not sent at all: the object it belongs to is left out.
+        case missing
+    }
+
+    /// What the property belongs to: a device's address, or, for an object without one,
+    /// its D-Bus path.
+    public var object: String
+    public var property: String
+    public var problem: Problem
+
+    /// Every string made terminal-safe and bounded here, the one place these are made:
+    /// all of it came from the bus (or from a recording someone sent).
+    public init(object: String, property: String, problem: Problem) {
+        func safe(_ s: String, _ bytes: Int) -> String { TerminalSafe.text(ReportBounds.prefix(s, bytes: bytes)) }
+        self.object = safe(object, 255)
+        self.property = safe(property, 64)
+        switch problem {
+        case let .wrongType(sent, expected): self.problem = .wrongType(sent: safe(sent, 64), expected: safe(expected, 64))
+        case .missing: self.problem = .missing
+        }
+    }
+
+    /// "E4:1C:22:5D:90:11: bluetoothd sent RSSI as int64 (x), not int16 (n); ignored"
+    public var description: String {
+        switch problem {
+        case let .wrongType(sent, expected):
+            return "\(object): bluetoothd sent \(property) as \(Self.typeName(sent)), not \(Self.typeName(expected)); ignored"
+        case .missing:
+            return "\(object): bluetoothd sent no \(property); the object is ignored"
+        }
+    }
+
+    /// "int64 (x)", "array (as)": a D-Bus signature as people say it.
+    public static func typeName(_ signature: String) -> String {
+        let names: [Character: String] = ["y": "byte", "b": "boolean", "n": "int16", "q": "uint16", "i": "int32",
+                                          "u": "uint32", "x": "int64", "t": "uint64", "d": "double", "s": "string",
+                                          "o": "object path", "g": "signature", "v": "variant", "h": "file descriptor",
+                                          "(": "struct"]
+        let name = signature.hasPrefix("a{") ? "dictionary" : signature.hasPrefix("a") ? "array"
+            : signature.first.flatMap { names[$0] } ?? "value"
+        return "\(name) (\(signature))"
+    }
+}
+
 public enum AdapterPower: String, Equatable, Sendable {
     case absent, poweredOff = "powered-off", on
 }
@@ -146,6 +197,17 @@ public enum BackendEvent: Equatable, Sendable {
     /// Notifications come through a socket of their own (BlueZ's AcquireNotify), with the
     /// link's MTU; sent just before `notifyChanged(enabled: true)`.
     case notificationsAcquired(CharacteristicID, mtu: Int)
+    /// Writes without response to this characteristic go through a socket of their own
+    /// (BlueZ's AcquireWrite), each packet one ATT Write Command of at most `mtu` - 3 bytes.
+    case writeAcquired(CharacteristicID, mtu: Int)
+    /// No socket for them (`reason`: the bus passes no file descriptors, the characteristic
+    /// has no WriteAcquired, BlueZ refused, or BLEEXPLR_WRITE=value): WriteValue, a call a
+    /// write. `mtu`: the link's, as the characteristic says it now (BlueZ 5.66 exports a
+    /// cached characteristic without its MTU and does not say it when the link comes up).
+    case writeNotAcquired(CharacteristicID, reason: String, mtu: Int?)
+    /// Every write handed over for this characteristic is in bluetoothd's hands (an
+    /// acquired socket read to its end, then closed); the answer to `flushWrites`.
+    case writesFlushed(CharacteristicID)
     case valueNotified(CharacteristicID, Bytes)
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     /// A descriptor write (GattDescriptor1.WriteValue) was answered: these bytes, or this error.
@@ -162,6 +224,9 @@ public enum BackendEvent: Equatable, Sendable {
     case pairCompleted(PeripheralID, BackendError?)
     /// Paired, Bonded, Trusted, Blocked or AddressType of a device, as now known.
     case bondChanged(PeripheralID, Bond)
+    /// A property bluetoothd sent could not be read (of the wrong type, or missing): said
+    /// once per object and property, however often it is sent.
+    case propertyUnreadable(UnreadableProperty)
 }
 
 extension BackendEvent {
@@ -188,6 +253,13 @@ public enum BackendCommand: Equatable, Sendable {
     case read(PeripheralID, CharacteristicID, offset: UInt16 = 0)
     case write(PeripheralID, CharacteristicID, Bytes, WriteType)
     case setNotify(PeripheralID, CharacteristicID, Bool)
+    /// Asks for a socket to write without response through (BlueZ's AcquireWrite, where
+    /// the bus and the characteristic allow it); answered by `writeAcquired` or
+    /// `writeNotAcquired`. While acquired, `write(..., .command)` goes through the socket.
+    case acquireWrite(PeripheralID, CharacteristicID)
+    /// Answered by `writesFlushed` once bluetoothd holds every write handed over (the
+    /// socket, if any, is then let go).
+    case flushWrites(PeripheralID, CharacteristicID)
     case readDescriptor(PeripheralID, AttributeID)
     /// GattDescriptor1.WriteValue; never the CCCD (0x2902), which notifications own.
     case writeDescriptor(PeripheralID, AttributeID, Bytes)

@@ -88,15 +88,24 @@ public enum CommandLineSpec {
                           Option("--descriptor", "UUID", "read this descriptor of the characteristic (2901, 2904, ...) instead")],
                 arguments: .free),
         Command(name: "write", forms: ["ADDRESS UUID VALUE [--type request|command|reliable] [--json]",
-                                       "ADDRESS UUID VALUE --descriptor UUID [--json]"],
-                help: "write VALUE to the characteristic UUID of ADDRESS (or to one of its descriptors)",
+                                       "ADDRESS UUID VALUE --descriptor UUID [--json]",
+                                       "ADDRESS UUID --file PATH [--type command|request] [--framing plain|seq] [--json]"],
+                help: "write VALUE to the characteristic UUID of ADDRESS (or to one of its descriptors); "
+                    + "with --file, stream a file in writes of MTU - 3 bytes and print the throughput",
                 options: [Option("--type", "TYPE", .choices(["request", "command", "reliable"]),
                                  "request (the default; BlueZ writes a value longer than MTU - 3 bytes as a long write), "
                                  + "command (without response) or reliable (needs the reliable-write extended property); "
-                                 + "a type the characteristic does not allow is refused"),
+                                 + "a type the characteristic does not allow is refused. With --file: command where the "
+                                 + "characteristic allows it, else request"),
                           Option("--without-response", "the same as --type command"),
                           Option("--descriptor", "UUID", "write this descriptor of the characteristic instead "
-                                 + "(one whose flags allow it; never the CCCD 0x2902, which notify owns)")],
+                                 + "(one whose flags allow it; never the CCCD 0x2902, which notify owns)"),
+                          Option("--file", "PATH", .file, "send PATH (- for standard input) in writes of MTU - 3 bytes "
+                                 + "(510 at most), through BlueZ's AcquireWrite socket where the bus and the characteristic "
+                                 + "allow it, else WriteValue (BLEEXPLR_WRITE=value forces it)"),
+                          Option("--framing", "plain|seq", .choices(["plain", "seq"]),
+                                 "with --file: plain sends EOM after the file; seq puts a sequence number in each write "
+                                 + "and ends with EOM, as serve --receive and notify --until read them (default: the bytes as they are)")],
                 arguments: .free),
         Command(name: "notify", forms: ["ADDRESS UUID [ADDRESS UUID ...] [--count N] [--duration S] [--json]",
                                         "ADDRESS UUID --until EOM [--framing plain|seq] [--output FILE] [--json]"],
@@ -117,13 +126,17 @@ public enum CommandLineSpec {
                           Option("--paused", "start paused (p plays)")],
                 arguments: .file),
         Command(name: "serve", forms: ["SPEC [--json]", "--stream FILE --char UUID [--framing plain|seq] [SPEC] [--json]",
+                                       "--receive FILE --char UUID [--framing plain|seq] [SPEC] [--json]",
                                        "--clone RECORDING ADDRESS [--json]"],
                 help: "peripheral mode: a GATT server and an advertisement from SPEC (docs/serve.md), "
-                    + "one streaming FILE, or a recorded device",
+                    + "one streaming FILE, one receiving into FILE, or a recorded device",
                 options: [Option("--stream", "FILE", .file, "send FILE in notifications of the characteristic --char"),
-                          Option("--char", "UUID", "the characteristic --stream sends through"),
+                          Option("--receive", "FILE", .file, "count every write to the characteristic --char and keep it in "
+                                 + "FILE (appended; with --framing, each whole message); SIGUSR1 prints the count"),
+                          Option("--char", "UUID", "the characteristic --stream sends through, or --receive is written to"),
                           Option("--framing", "plain|seq", .choices(["plain", "seq"]),
-                                 "plain: chunks, then EOM (default); seq: a sequence number in each chunk, safe with EATT"),
+                                 "plain: chunks, then EOM (--stream's default); seq: a sequence number in each chunk, safe with "
+                                 + "EATT; --receive without it keeps the bytes as they come"),
                           Option("--clone", "RECORDING", .file, "serve the device ADDRESS as RECORDING recorded it")],
                 arguments: .file),
         Command(name: "watch", forms: ["ADDRESS UUID (--exec CMD | --post URL [--header 'Name: value']... [--body TEMPLATE]) [--debounce MS] [--queue FILE] [--queue-size N] [--json]"],
@@ -158,7 +171,8 @@ public enum CommandLineSpec {
             Option("--demo", "use the built-in simulated world (no Bluetooth adapter needed)"),
             Option("--seed", "N", "seed of the simulated world, for a reproducible run (default 1)"),
             Option("--crowd", "N", "add N anonymous devices to the simulated world"),
-            Option("--demo-control", "FIFO", .file, "in the demo, read commands from FIFO: \"press\", \"drop\""),
+            Option("--demo-control", "FIFO", .file, "in the demo, read commands from FIFO: \"press\", \"drop\", "
+                   + "\"gatt-change\", \"flood RATE\" (Demo Stream's numbered flood, 5000 a second by default)"),
             Option("--demo-recording", "FILE", .file, "in the demo, play FILE (a recording) in a loop instead of the built-in world"),
             Option("--bus", "ADDRESS", "D-Bus address of bluetoothd's bus (default: the system bus), e.g. "
                    + "unix:path=/run/dbus/system_bus_socket or tcp:host=127.0.0.1,port=17777"),

@@ -15,6 +15,8 @@ public enum CommandOutput: Equatable, Sendable {
     case wrote(WriteReport)
     /// `notify --until`: the joined message.
     case message(MessageReport)
+    /// `write --file`: the stream went, this fast, this way.
+    case streamWritten(StreamWriteReport)
     /// `watch`'s running commentary: start, subscribed, link, error, hook.
     case watch(event: String, message: String, seq: Int?)
     /// `monitor`: a region entered or left.
@@ -47,6 +49,9 @@ public struct ValueReport: Equatable, Sendable {
     /// One of several devices' (`notify A UUID B UUID`): a text line starts with the
     /// address and UUID (JSON lines always carry them).
     public var named = false
+    /// `notify`: the link's ATT MTU, AcquireNotify's when the notifications come through its
+    /// socket, else bluetoothd's GattCharacteristic1.MTU; nil when neither said one.
+    public var mtu: Int?
 
     public init(at: Timestamp, address: String, uuid: BLEUUID, name: String?, origin: ValueOrigin, offset: UInt16 = 0,
                 bytes: Bytes, decoded: DecodedValue?) {
@@ -77,6 +82,8 @@ public struct MessageReport: Equatable, Sendable {
     public var framing: StreamFraming = .plain
     /// `seq`: chunks that came out of order and were put back in place.
     public var reordered = 0
+    /// The link's ATT MTU, as in `ValueReport.mtu`.
+    public var mtu: Int?
     public var kbitPerSecond: Double { Double(bytes.count) * 8 / 1000 / max(0.001, seconds) }
 }
 

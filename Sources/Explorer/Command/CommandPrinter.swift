@@ -62,6 +62,8 @@ public struct CommandPrinter: Sendable {
             return [out(j.finish())]
         case let .message(m):
             return messageLines(m)
+        case let .streamWritten(w):
+            return [out(json ? Self.streamJSON(w) : Self.streamText(w))]
         case let .watch(event, message, seq):
             guard json else { return [out("\(now.clockTime)  \(TerminalSafe.text(message))")] }
             var j = JSONLine()
@@ -110,6 +112,7 @@ public struct CommandPrinter: Sendable {
         Self.descriptorFields(&j, v.descriptor, v.handle)
         j.string("name", v.name)
         j.string("origin", v.origin.rawValue)
+        j.int("mtu", v.mtu)
         if v.offset > 0 { j.int("offset", Int(v.offset)) }
         j.string("hex", hex(v.bytes, separator: ""))
         if let d = v.decoded {
@@ -133,6 +136,7 @@ public struct CommandPrinter: Sendable {
             j.string("event", "message"); j.string("address", m.address); j.string("uuid", m.uuid.canonical)
             j.int("bytes", m.bytes.count); j.int("chunks", m.chunks); j.string("framing", m.framing.rawValue)
             if m.framing == .seq { j.int("reordered", m.reordered) }
+            j.int("mtu", m.mtu)
             j.raw("seconds", JSONValue.number(seconds).serialized); j.raw("kbitPerSecond", JSONValue.number(rate).serialized)
             if messageFile == nil { j.string("hex", hex(m.bytes, separator: "")) }
             j.string("output", messageFile)
@@ -145,6 +149,29 @@ public struct CommandPrinter: Sendable {
         lines.append(Line(stream: .stderr, text: "\(m.bytes.count) bytes in \(m.chunks) notifications\(to), \(seconds) s, \(rate) kbit/s"
                           + (m.framing == .seq ? ", framing seq\(put)" : "")))
         return lines
+    }
+
+    /// `write --file`'s line: bytes, writes, seconds, writes/s, kbit/s, the path and the MTU.
+    static func streamText(_ w: StreamWriteReport) -> String {
+        let seconds = (w.seconds * 1000).rounded() / 1000
+        let how = [w.path.rawValue, w.mtu.map { "MTU \($0)" } ?? "MTU not known", w.type.title]
+            + (w.framing.map { ["framing \($0.rawValue)"] } ?? [])
+        let end = w.confirmed ? "the device answered a read after the last write"
+            : "not confirmed by the device: the time is bluetoothd's taking the last write"
+        return "wrote \(w.bytes) bytes in \(w.chunks) writes of up to \(w.chunkSize) bytes in \(seconds) s: "
+            + "\(Int(w.chunksPerSecond.rounded())) writes/s, \((w.kbitPerSecond * 10).rounded() / 10) kbit/s (\(how.joined(separator: ", ")); \(end))"
+    }
+
+    static func streamJSON(_ w: StreamWriteReport) -> String {
+        func number(_ v: Double, _ places: Double) -> String { JSONValue.number((v * places).rounded() / places).serialized }
+        var j = JSONLine()
+        j.string("event", "stream-written"); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
+        j.int("bytes", w.bytes); j.int("chunks", w.chunks); j.int("chunkSize", w.chunkSize); j.int("mtu", w.mtu)
+        j.string("path", w.path.rawValue); j.string("writeType", w.type.rawValue); j.string("framing", w.framing?.rawValue ?? "none")
+        j.raw("seconds", number(w.seconds, 1000)); j.raw("queuedSeconds", number(w.queuedSeconds, 1000))
+        j.raw("chunksPerSecond", number(w.chunksPerSecond, 10)); j.raw("kbitPerSecond", number(w.kbitPerSecond, 10))
+        j.bool("confirmed", w.confirmed)
+        return j.finish()
     }
 
     // MARK: Devices and services

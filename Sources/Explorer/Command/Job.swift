@@ -9,6 +9,10 @@ public enum Job: Equatable, Sendable {
     /// `offset`: read from there on (0: the whole value).
     case read(address: String, uuid: BLEUUID, offset: UInt16)
     case write(address: String, uuid: BLEUUID, value: Bytes, type: WriteType)
+    /// `write --file`: `data` in chunks of (MTU - 3) bytes, as writes of `type` (nil: without
+    /// response where the characteristic allows it), framed (`StreamFraming`, ending in
+    /// "EOM") or, with nil, as they are (`WriteStream`).
+    case writeStream(address: String, uuid: BLEUUID, data: Bytes, type: WriteType?, framing: StreamFraming?)
     /// `read --descriptor`, `write --descriptor`: a descriptor of the characteristic `uuid`.
     case readDescriptor(address: String, uuid: BLEUUID, descriptor: BLEUUID)
     case writeDescriptor(address: String, uuid: BLEUUID, descriptor: BLEUUID, value: Bytes)
@@ -35,7 +39,7 @@ public enum Job: Equatable, Sendable {
         switch self {
         case .scan, .monitor, .scanUntilNamed, .each: return nil
         case let .services(a), let .pair(a), let .forget(a), let .read(a, _, _), let .write(a, _, _, _), let .notify(a, _, _, _, _),
-             let .watch(a, _, _), let .readDescriptor(a, _, _), let .writeDescriptor(a, _, _, _):
+             let .watch(a, _, _), let .readDescriptor(a, _, _), let .writeDescriptor(a, _, _, _), let .writeStream(a, _, _, _, _):
             return a
         }
     }
@@ -44,7 +48,7 @@ public enum Job: Equatable, Sendable {
         switch self {
         case .scan, .monitor, .scanUntilNamed, .services, .pair, .forget, .each: return nil
         case let .read(_, u, _), let .write(_, u, _, _), let .notify(_, u, _, _, _), let .watch(_, u, _),
-             let .readDescriptor(_, u, _), let .writeDescriptor(_, u, _, _): return u
+             let .readDescriptor(_, u, _), let .writeDescriptor(_, u, _, _), let .writeStream(_, u, _, _, _): return u
         }
     }
 
@@ -79,7 +83,7 @@ public enum Job: Equatable, Sendable {
         case let .notify(_, _, count, _, until): return count == nil && until == nil
         case let .scan(duration): return duration == nil
         case .watch, .monitor, .scanUntilNamed: return true
-        case .services, .read, .write, .pair, .forget, .readDescriptor, .writeDescriptor: return false
+        case .services, .read, .write, .writeStream, .pair, .forget, .readDescriptor, .writeDescriptor: return false
         case let .each(jobs): return jobs.allSatisfy(\.isOpenEnded)
         }
     }
@@ -148,6 +152,8 @@ public struct JobState: Equatable, Sendable {
     /// `watch`: connection attempts since the last subscription, for the backoff.
     public var linkAttempts = 0
     public var reconnectPending = false
+    /// `write --file`: the stream and how far it got.
+    public var stream: WriteStream?
     /// `watch --debounce`: when the hook last fired.
     public var lastFired: Timestamp?
     /// `monitor`: beacons already warned about (heard without an RSSI).
@@ -156,6 +162,9 @@ public struct JobState: Equatable, Sendable {
     var printed: [PeripheralID: LiveScan.Mark] = [:]
     /// The operation was refused for want of encryption and waits for the pairing it started.
     public var pairingOnDemand = false
+    /// The link went down while a read or write waited for its answer: bluetoothd answers it
+    /// a moment later (its ATT error 0x0e: the request dropped), and the failure says both.
+    public var linkLost: DisconnectReason?
 
     /// `Job.each`: the state of each job, as if each were the only one.
     public var parts: [JobState] = []

@@ -3,7 +3,9 @@
 /// `ConnectionReducer`, and answers with effects: backend commands, timers, what to
 /// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
 enum JobReducer {
-    static let findTimeout = 20.0, connectTimeout = 45.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
+    static let findTimeout = 20.0, connectTimeout = 45.0, watchLinkTimeout = 20.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
+    /// How long a read or write whose link went down waits for bluetoothd's answer to it.
+    static let linkLostWait = 2.0
     static let messageLimit = 256 << 20
     static let reconnectBackoff = Backoff(initial: 1, limit: 30)
 
@@ -55,7 +57,7 @@ enum JobReducer {
         case let .scan(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case let .monitor(duration): return duration.map { [.startTimer(.duration, after: $0)] } ?? []
         case .scanUntilNamed, .watch, .each: return []
-        case .services, .read, .write, .notify, .pair, .forget, .readDescriptor, .writeDescriptor:
+        case .services, .read, .write, .writeStream, .notify, .pair, .forget, .readDescriptor, .writeDescriptor:
             return [.startTimer(.find, after: findTimeout)]
         }
     }
@@ -64,6 +66,7 @@ enum JobReducer {
 
     static func backend(_ s: inout AppState, _ job: inout JobState, _ event: BackendEvent, at: Timestamp) -> [Effect] {
         let target = job.target
+        if job.stream != nil, let out = WriteStreamReducer.event(&s, &job, event, at: at) { return out }
         switch event {
         case let .advertisementReceived(report) where job.isLiveScan:
             return LiveScan.heard(s, &job, [report.id], at: at)
@@ -79,6 +82,9 @@ enum JobReducer {
             return job.phase == .finding ? found(&s, &job, among: [report]) : []
         case let .advertisementsReceived(reports):
             return job.phase == .finding ? found(&s, &job, among: reports) : []
+        case let .connected(id) where id == target && job.phase == .connecting:
+            if case .watch = job.job { return [.startTimer(.connect, after: connectTimeout)] }
+            return []
         case let .connectFailed(id, error) where id == target && job.phase == .connecting:
             if case .watch = job.job { return [watchSays("link", "connecting failed: \(error)")] + reconnect(&s, &job) }
             return fail(&s, &job, "connecting to \(job.job.address ?? id.rawValue) failed: \(error)")
@@ -92,6 +98,12 @@ enum JobReducer {
                     job.characteristic = nil
                     job.phase = .connecting
                     return [watchSays("link", "link lost: \(reason)")] + reconnect(&s, &job)
+                }
+                if job.phase == .working, job.awaitsOneAnswer, job.linkLost == nil {
+                    // Its answer comes next (bluetoothd fails what was pending on the link):
+                    // wait for it a moment, to say what happened to the operation.
+                    job.linkLost = reason
+                    return [.startTimer(.operation, after: linkLostWait)]
                 }
                 return fail(&s, &job, "\(id) disconnected: \(reason)")
             case .finding, .done:
@@ -124,12 +136,12 @@ enum JobReducer {
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the read") }
-                return fail(&s, &job, "read failed: \(e)\(OnDemand.hint(s, target, e))")
+                return fail(&s, &job, failure(s, job, "read", e))
             }
         case let .writeCompleted(cid, bytes, type, error) where cid == job.characteristic && job.phase == .working:
             if let error {
                 if s.operations[cid]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the write") }
-                return fail(&s, &job, "write failed: \(error)\(OnDemand.hint(s, target, error))")
+                return fail(&s, &job, failure(s, job, "write", error))
             }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: type)
             report.long = WriteType.isLong(bytes.count, type: type, mtu: target.flatMap { s.peripherals[$0]?.mtu })
@@ -140,10 +152,14 @@ enum JobReducer {
                 let report = descriptorReport(s, job, bytes, at: at)
                 return [.cancelTimer(.operation)] + (report.map { [.output(.value($0))] } ?? []) + leave(&s, &job, exitCode: 0)
             case let .failure(e):
-                return fail(&s, &job, "descriptor read failed: \(e)\(OnDemand.hint(s, target, e))")
+                if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor read") }
+                return fail(&s, &job, failure(s, job, "descriptor read", e))
             }
         case let .descriptorWritten(did, bytes, error) where did == job.descriptor && job.phase == .working:
-            if let error { return fail(&s, &job, "descriptor write failed: \(error)\(OnDemand.hint(s, target, error))") }
+            if let error {
+                if s.operations[did]?.waitingForPairing == true { return pairingOnDemand(s, &job, "the descriptor write") }
+                return fail(&s, &job, failure(s, job, "descriptor write", error))
+            }
             var report = WriteReport(at: at, address: job.job.address ?? "", uuid: job.job.uuid ?? "", bytes: bytes, type: .request)
             report.descriptor = job.job.descriptorUUID
             report.handle = did.handle
@@ -183,8 +199,10 @@ enum JobReducer {
         case let .agentRequested(r) where r.device == target && job.phase == .working:
             // BlueZ raises the link's security by itself when an operation is refused, and
             // asks our agent: the answer may take a person's time.
-            guard job.hasOperationTimer, let cid = job.characteristic, s.operations[cid] != nil else { return [] }
+            guard job.hasOperationTimer, let id = job.descriptor ?? job.characteristic, s.operations[id] != nil else { return [] }
             return [.startTimer(.operation, after: pairTimeout)]
+        case let .propertyUnreadable(p):
+            return [.output(.warning(p.description))]
         case let .scanFailed(error):
             return fail(&s, &job, "scan failed: \(error)")
         case let .failure(error):
@@ -239,9 +257,10 @@ enum JobReducer {
     /// refused operation ends by itself, with Device1.Pair's error.)
     static func pairingRefused(_ s: inout AppState, _ job: inout JobState, _ action: Action, _ effects: [Effect]) -> [Effect] {
         guard case let .backend(.agentRequested(r), _) = action, r.device == job.target, job.phase == .working,
-              let cid = job.characteristic, let op = s.operations[cid], !op.waitingForPairing else { return [] }
+              let aid = job.descriptor ?? job.characteristic, let op = s.operations[aid], !op.waitingForPairing else { return [] }
         for case let .backend(.answerAgent(id, .reject(why))) in effects where id == r.id {
-            return fail(&s, &job, "\(op.verb.lowercased()) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
+            let what = (op.isDescriptor ? "descriptor " : "") + op.verb.lowercased()
+            return fail(&s, &job, "\(what) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
         }
         return []
     }
@@ -265,6 +284,10 @@ enum JobReducer {
         guard !effects.isEmpty || p.connection.isLinkUp || p.connection.isConnecting else {
             return fail(&s, &job, "\(p.address) is not connectable (it only broadcasts)")
         }
+        // watch gives a link that does not come up at all less time than one that is resolving
+        // services: after bluetoothd restarted, a Connect once hung with no link for 45 s (lab chaos
+        // run, kill 8 of 10), and watch starts again sooner. Link up, the timer is the whole one.
+        if case .watch = job.job { return effects + [.startTimer(.connect, after: watchLinkTimeout)] }
         return effects + [.startTimer(.connect, after: connectTimeout)]
     }
 
@@ -301,6 +324,8 @@ enum JobReducer {
                                       + (has.isEmpty ? "it is not writable" : "it takes --type \(has.joined(separator: ", "))") + ")")
             }
             effects += [.backend(.write(id, c.id, value, type)), .startTimer(.operation, after: operationTimeout)]
+        case .writeStream:
+            effects += WriteStreamReducer.start(&s, &job, p, c)
         case .readDescriptor:
             if let did = job.descriptor { effects += [.backend(.readDescriptor(id, did)), .startTimer(.operation, after: operationTimeout)] }
         case let .writeDescriptor(_, _, du, value):
@@ -332,7 +357,9 @@ enum JobReducer {
             return chunk(&s, &job, until, bytes, at: at)
         case let .notify(_, _, count, _, nil):
             job.notifications += 1
-            var effects = valueReport(s, job, bytes, at: at, origin: .notify).map { [Effect.output(.value($0))] } ?? []
+            var report = valueReport(s, job, bytes, at: at, origin: .notify)
+            report?.mtu = linkMTU(s, job)
+            var effects = report.map { [Effect.output(.value($0))] } ?? []
             if let count, job.notifications >= count { effects += leave(&s, &job, exitCode: 0) }
             return effects
         case let .watch(address, _, debounce):
@@ -405,8 +432,9 @@ enum JobReducer {
 
     static func report(_ s: inout AppState, _ job: inout JobState, _ m: StreamAssembly.Message) -> [Effect] {
         guard case let .notify(address, uuid, _, _, _) = job.job, let framing = job.assembly?.framing else { return [] }
-        let report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
+        var report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
                                    seconds: max(0.001, m.at - (m.startedAt ?? m.at)), framing: framing, reordered: m.reordered)
+        report.mtu = linkMTU(s, job)
         return [.cancelTimer(.settle), .output(.message(report))] + leave(&s, &job, exitCode: 0)
     }
 
@@ -427,11 +455,16 @@ enum JobReducer {
         case (.connect, .connecting):
             if case .watch = job.job {
                 // Stuck (a link that never came up or never went down): start again.
-                return [watchSays("link", "not ready after \(Int(connectTimeout)) s")] + reconnect(&s, &job, disconnectFirst: true)
+                return [watchSays("link", "not ready: \(connectionStood(s, job))")] + reconnect(&s, &job, disconnectFirst: true)
             }
-            return fail(&s, &job, "connecting to \(job.job.address ?? "") timed out")
+            return fail(&s, &job, connectTimedOut(s, job))
         case (.operation, .working):
+            if job.linkLost != nil { return fail(&s, &job, failure(s, job, job.operationName, nil)) }
             if case .notify = job.job { return fail(&s, &job, "turning notifications on timed out") }
+            if let st = job.stream {
+                return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "") after \(st.done) of \(st.total) writes"
+                            + (st.fencing ? " (the read after the last one)" : st.flushing ? " (bluetoothd has not taken them all)" : ""))
+            }
             return fail(&s, &job, "no answer from \(job.target?.rawValue ?? "")")
         case (.reconnect, _):
             job.reconnectPending = false
@@ -444,6 +477,22 @@ enum JobReducer {
             return [.finish(exitCode: code)]
         default:
             return []
+        }
+    }
+
+    /// Where the connection stood when its timer fired: a link that never came up is not a
+    /// link whose services bluetoothd never resolved (seen in the lab when the peer's side of
+    /// the last link was not yet down), and the user needs to know which.
+    static func connectTimedOut(_ s: AppState, _ job: JobState) -> String {
+        "connecting to \(job.job.address ?? "") timed out after \(Int(connectTimeout)) s: \(connectionStood(s, job))"
+    }
+
+    static func connectionStood(_ s: AppState, _ job: JobState) -> String {
+        switch job.target.flatMap({ s.peripherals[$0]?.connection }) {
+        case .resolvingServices?: return "the link is up, but bluetoothd resolved no services"
+        case .readingDescriptors?: return "services resolved, but their descriptors were not all read"
+        case let .connecting(attempt)?: return attempt > 1 ? "the link never came up (attempt \(attempt))" : "the link never came up"
+        default: return "no link"
         }
     }
 
@@ -486,6 +535,33 @@ enum JobReducer {
         return s.valueReport(p, c, bytes, at: at, origin: origin, offset: offset)
     }
 
+    /// "read failed: …": the operation's error, and when the link went down while it waited,
+    /// that first, with bluetoothd's answer (`e`; nil: none came). An unpaired device that wants
+    /// encryption ends like this when it refuses the pairing bluetoothd starts by itself: the
+    /// kernel ends the link after a failed pairing, and bluetoothd 5.66 then fails the pending
+    /// request with its own ATT error 0x0e (Unlikely Error) while 5.82 leaves it unanswered.
+    static func failure(_ s: AppState, _ job: JobState, _ what: String, _ e: BackendError?) -> String {
+        guard let lost = job.linkLost, let id = job.target else {
+            return "\(what) failed: " + (e.map { "\($0)\(OnDemand.hint(s, job.target, $0))" } ?? "no answer")
+        }
+        // Before BlueZ 5.83 "remote" is a guess (bluetoothd gives no reason): not said here.
+        let why = lost == .remote ? "" : ": \(lost)"
+        var m = "\(what) failed: the link went down while the \(what) waited for its answer\(why) ("
+            + (e.map { "bluetoothd: \($0)" } ?? "bluetoothd did not answer it") + ")"
+        if s.peripherals[id]?.bond.paired != true {
+            m += "; \(id) is not paired: for a device that refuses an operation for want of encryption bluetoothd "
+                + "pairs by itself, and a refused pairing ends the link (bleexplr pair \(id) says why)"
+        }
+        return m
+    }
+
+    /// The MTU of the link notifications come over: the one AcquireNotify gave with its
+    /// socket, else the link's (GattCharacteristic1.MTU).
+    static func linkMTU(_ s: AppState, _ job: JobState) -> Int? {
+        guard let cid = job.characteristic else { return nil }
+        return s.notifySockets[cid] ?? job.target.flatMap { s.peripherals[$0]?.mtu }
+    }
+
     /// A descriptor's value: named and decoded as descriptors are (`DescriptorValue`).
     static func descriptorReport(_ s: AppState, _ job: JobState, _ bytes: Bytes, at: Timestamp) -> ValueReport? {
         guard let id = job.target, let p = s.peripherals[id], let du = job.job.descriptorUUID, let uuid = job.job.uuid else { return nil }
@@ -517,8 +593,26 @@ extension JobState {
     /// read, write, notify: an operation timer runs while the operation is under way.
     var hasOperationTimer: Bool {
         switch job {
-        case .read, .write, .notify, .readDescriptor, .writeDescriptor: return true
+        case .read, .write, .writeStream, .notify, .readDescriptor, .writeDescriptor: return true
         case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
+        }
+    }
+
+    /// "read", "write", "descriptor read", "descriptor write", as failures begin.
+    var operationName: String {
+        switch job {
+        case .write, .writeStream: return "write"
+        case .readDescriptor: return "descriptor read"
+        case .writeDescriptor: return "descriptor write"
+        case .read, .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return "read"
+        }
+    }
+
+    /// read, write, and their descriptor kinds: one answer ends the work.
+    var awaitsOneAnswer: Bool {
+        switch job {
+        case .read, .write, .readDescriptor, .writeDescriptor: return true
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify, .writeStream: return false
         }
     }
 

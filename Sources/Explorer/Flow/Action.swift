@@ -104,6 +104,8 @@ public enum Action: Equatable, Sendable {
     case serveDrained(generation: Int, ok: Bool, at: Timestamp)
     /// Unregistered: serve can exit.
     case serveStopped
+    /// SIGUSR1 to serve: print what `--receive` has received so far.
+    case serveTallyAsked
     // The world
     case backend(BackendEvent, at: Timestamp)
     case tick(Timestamp)

@@ -30,9 +30,7 @@ enum BackendReducer {
         case let .servicesResolved(id, services, mtu):
             return ConnectionReducer.servicesResolved(&s, id, services, mtu: mtu)
         case let .descriptorRead(did, result):
-            // An unreadable descriptor only costs its label; the recording keeps the error.
-            if case let .success(bytes) = result { s.descriptorValues[did] = Array(bytes.prefix(512)) }
-            return ConnectionReducer.descriptorRead(&s, did)
+            return DescriptorReducer.read(&s, did, result)
         case let .descriptorWritten(did, bytes, error):
             return DescriptorReducer.written(&s, did, bytes, error)
         case let .connectFailed(id, error):
@@ -66,6 +64,13 @@ enum BackendReducer {
             s.operations[cid] = nil
             if enabled { s.subscriptions.insert(cid) } else { s.subscriptions.remove(cid); s.notifySockets[cid] = nil }
             s.alert = Alert(.info, "\(subscription(s, cid)) \(enabled ? "on" : "off"): \(label(s, cid))", at: at)
+        case let .writeAcquired(cid, mtu):
+            // The MTU of the link, as with AcquireNotify's.
+            if let id = s.peripherals.values.first(where: { $0.characteristic(cid) != nil })?.id {
+                s.peripherals.update(id) { p in p.mtu = max(p.mtu ?? 0, mtu) }
+            }
+        case .writeNotAcquired, .writesFlushed:
+            break   // a command's (`write --file`): JobReducer's
         case let .notificationsAcquired(cid, mtu):
             s.notifySockets[cid] = mtu
             // The MTU of the link, where BlueZ gave none with the services (before 5.62).
@@ -103,6 +108,9 @@ enum BackendReducer {
             return OnDemand.paired(&s, id, stands)
         case let .bondChanged(id, bond):
             PairingReducer.bondChanged(&s, id, bond)
+        case let .propertyUnreadable(p):
+            // A warning, not an error: what could be read is shown; the log keeps it.
+            s.alert = Alert(.warning, p.description, at: at)
         }
         return []
     }

@@ -79,12 +79,38 @@ enum DescriptorReducer {
         s.alert = Alert(.info, "w writes \(name) with \(next.title)", at: s.now)
     }
 
+    /// "Characteristic User Description" (or the UUID), for messages.
+    static func name(_ s: AppState, _ did: AttributeID) -> String {
+        owner(s, did).map { AssignedNumbers.descriptorName($0.2.uuid) ?? $0.2.uuid.description } ?? did.path
+    }
+
+    /// A descriptor read answered: the value kept; a read the user asked for that failed says
+    /// why, or pairs when it was refused for want of encryption (`OnDemand`). (A read made on
+    /// connecting that fails costs only its label.)
+    static func read(_ s: inout AppState, _ did: AttributeID, _ result: Result<Bytes, BackendError>) -> [Effect] {
+        switch result {
+        case let .success(bytes):
+            s.operations[did] = nil
+            s.descriptorValues[did] = Array(bytes.prefix(512))
+        case let .failure(error):
+            var effects: [Effect] = []
+            let device = s.operations[did]?.device
+            if OnDemand.refused(&s, did, error, &effects) { return effects }
+            if device != nil { Reducer.fail(&s, "Read \(name(s, did)) failed: \(error)" + OnDemand.hint(s, device, error)) }
+        }
+        return ConnectionReducer.descriptorRead(&s, did)
+    }
+
     static func written(_ s: inout AppState, _ did: AttributeID, _ bytes: Bytes, _ error: BackendError?) -> [Effect] {
-        let name = owner(s, did).map { AssignedNumbers.descriptorName($0.2.uuid) ?? $0.2.uuid.description } ?? did.path
+        let name = name(s, did)
         if let error {
-            s.alert = Alert(.error, "Writing \(name) failed: \(error)", at: s.now)
+            var effects: [Effect] = []
+            let device = s.operations[did]?.device
+            if OnDemand.refused(&s, did, error, &effects) { return effects }
+            s.alert = Alert(.error, "Writing \(name) failed: \(error)" + OnDemand.hint(s, device, error), at: s.now)
             return []
         }
+        s.operations[did] = nil
         s.descriptorValues[did] = Array(bytes.prefix(512))
         s.alert = Alert(.info, "Wrote \(bytes.count) byte\(bytes.count == 1 ? "" : "s") to \(name)", at: s.now)
         return []

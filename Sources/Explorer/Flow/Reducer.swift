@@ -4,12 +4,16 @@ public enum Reducer {
     /// The app's reduction, then the command's (if this process runs one), which sees
     /// what the app asked for.
     public static func reduce(_ s: inout AppState, _ action: Action) -> [Effect] {
-        if s.serve != nil { return ServeReducer.reduce(&s.serve!, action) }
-        let mark = s.job == nil   // commands keep no log
-            ? EventLog.Mark(alert: s.alert, adapter: s.adapter, lastTransition: s.regionWatch.log.last) : nil
+        // `if case`, not `!= nil`: that copied the whole ServeState? and JobState? out of the
+        // state, three times an action (callgrind: 700 of an advertisement's 11,200 instructions).
+        if case .some = s.serve { return ServeReducer.reduce(&s.serve!, action) }
+        let command: Bool
+        if case .some = s.job { command = true } else { command = false }
+        let mark = command   // commands keep no log
+            ? nil : EventLog.Mark(alert: s.alert, adapter: s.adapter, lastTransition: s.regionWatch.log.last)
         let effects = reduceApp(&s, action)
         if let mark { EventLog.note(action, since: mark, in: &s) }
-        guard s.job != nil else {
+        guard case .some = s.job else {
             LinkReducer.follow(&s)
             OnDemand.track(&s, effects)
             return effects
@@ -27,7 +31,7 @@ public enum Reducer {
             return effects
         case .jobTimerFired, .interrupted:
             return []   // the command's own (JobReducer)
-        case .served, .serveControl, .serveNotified, .serveWindowSent, .serveDrained, .serveStopped:
+        case .served, .serveControl, .serveNotified, .serveWindowSent, .serveDrained, .serveStopped, .serveTallyAsked:
             return []   // serve's own (ServeReducer)
         case .cursorMoved(let move):
             moveCursor(&s, move)

@@ -4,7 +4,7 @@
 
 /// What a peripheral says about itself while advertising. Everything here is untrusted:
 /// it arrives from any device in radio range.
-public struct Advertisement: Equatable, Sendable {
+public struct Advertisement: Hashable, Sendable {
     public var localName: String?
     public var serviceUUIDs: [BLEUUID]
     /// Keyed by Bluetooth SIG company identifier (0x004C Apple, ...).

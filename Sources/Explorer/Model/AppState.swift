@@ -184,7 +184,8 @@ public struct AppState: Equatable, Sendable {
 
     /// The Characteristic User Description (0x2901) the device gave, if read.
     public func userDescription(_ c: GATTCharacteristic) -> String? {
-        guard let d = c.descriptors.first(where: { $0.uuid == "2901" }), let b = descriptorValues[d.id], !b.isEmpty else {
+        guard let d = c.descriptors.first(where: { $0.uuid == GATTDescriptor.userDescriptionUUID }),
+              let b = descriptorValues[d.id], !b.isEmpty else {
             return nil
         }
         return String(decoding: b, as: UTF8.self)
@@ -192,7 +193,8 @@ public struct AppState: Equatable, Sendable {
 
     /// The Characteristic Presentation Format (0x2904) the device gave, if read and valid.
     public func presentationFormat(_ c: GATTCharacteristic) -> PresentationFormat? {
-        guard let d = c.descriptors.first(where: { $0.uuid == "2904" }), let b = descriptorValues[d.id] else { return nil }
+        guard let d = c.descriptors.first(where: { $0.uuid == GATTDescriptor.presentationFormatUUID }),
+              let b = descriptorValues[d.id] else { return nil }
         return PresentationFormat(b)
     }
 

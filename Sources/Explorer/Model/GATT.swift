@@ -71,6 +71,11 @@ public struct GATTDescriptor: Equatable, Sendable, Identifiable {
         }
     }
 
+    /// The descriptors read by their UUID, parsed once: a literal is parsed again at every
+    /// comparison, and a recorded notification names its characteristic by its 0x2901.
+    public static let userDescriptionUUID: BLEUUID = "2901"
+    public static let presentationFormatUUID: BLEUUID = "2904"
+
     /// The CCCD (0x2902) is notify's: it is never written here.
     public var isClientConfiguration: Bool { uuid == "2902" }
     /// Written by `write --descriptor` and `D` in the app.

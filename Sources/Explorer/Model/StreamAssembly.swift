@@ -60,6 +60,15 @@ public struct StreamAssembly: Equatable, Sendable {
     /// `seq`: frames too short for a header, and frames that came twice (or from long ago).
     public private(set) var malformed = 0, duplicates = 0
 
+    /// `seq`: frames held for an earlier one that has not come.
+    public var waiting: Int { pending.count }
+    /// `seq`: sequence numbers not seen between the next one expected and the furthest
+    /// frame held: lost, or late.
+    public var missing: Int {
+        guard let far = pending.keys.map({ ($0 - next) & 0x7FFF }).max() else { return 0 }
+        return far + 1 - pending.count
+    }
+
     // `plain`: the largest chunk of the message, the latest chunk's size, and how many
     // chunks before the latest were shorter than the largest.
     private var largest = 0, latest = 0, short = 0

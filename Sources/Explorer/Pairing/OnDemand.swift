@@ -1,11 +1,13 @@
-/// A read, write or subscription sent to a device, kept until it completes: when the device
-/// refuses it for want of encryption or authentication, the device is paired and the
-/// operation sent again, once.
+/// A read, write or subscription sent to a device (or a read or write of a descriptor the
+/// user asked for), kept until it completes: when the device refuses it for want of
+/// encryption or authentication, the device is paired and the operation sent again, once.
 public struct GATTOperation: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         case read(offset: UInt16)
         case write(Bytes, WriteType)
         case subscribe(Bool)
+        case readDescriptor
+        case writeDescriptor(Bytes)
     }
     public var device: PeripheralID
     public var kind: Kind
@@ -20,15 +22,24 @@ public struct GATTOperation: Equatable, Sendable {
         case let .read(offset): return .read(device, cid, offset: offset)
         case let .write(bytes, type): return .write(device, cid, bytes, type)
         case let .subscribe(on): return .setNotify(device, cid, on)
+        case .readDescriptor: return .readDescriptor(device, cid)
+        case let .writeDescriptor(bytes): return .writeDescriptor(device, cid, bytes)
         }
     }
 
-    /// "Read", "Write", "Subscription", as messages begin.
+    /// "Read", "Write", "Subscription", as messages begin (of a descriptor too: its name follows).
     var verb: String {
         switch kind {
-        case .read: return "Read"
-        case .write: return "Write"
+        case .read, .readDescriptor: return "Read"
+        case .write, .writeDescriptor: return "Write"
         case .subscribe: return "Subscription"
+        }
+    }
+
+    public var isDescriptor: Bool {
+        switch kind {
+        case .readDescriptor, .writeDescriptor: return true
+        case .read, .write, .subscribe: return false
         }
     }
 }
@@ -58,15 +69,20 @@ extension BackendError {
 /// GATT operations it sent, a refusal for want of encryption pairs (Device1.Pair, answered
 /// by our agent), and the operation is sent again once paired: never twice.
 enum OnDemand {
-    /// Every read, write and subscription among `effects`, remembered until it completes.
-    /// Sent again after pairing, an operation keeps its `retried`.
+    /// Every read, write and subscription among `effects`, and every descriptor read and
+    /// write, remembered until it completes. Not the descriptor reads made on connecting
+    /// (`descriptorReads`): an unreadable label costs only the label, never a pairing nobody
+    /// asked for. Sent again after pairing, an operation keeps its `retried`.
     static func track(_ s: inout AppState, _ effects: [Effect]) {
         for case let .backend(command) in effects {
-            let sent: (CharacteristicID, GATTOperation)
+            let sent: (AttributeID, GATTOperation)
             switch command {
             case let .read(p, c, offset): sent = (c, GATTOperation(device: p, kind: .read(offset: offset)))
             case let .write(p, c, bytes, type): sent = (c, GATTOperation(device: p, kind: .write(bytes, type)))
             case let .setNotify(p, c, on): sent = (c, GATTOperation(device: p, kind: .subscribe(on)))
+            case let .readDescriptor(p, d) where s.descriptorReads[p]?.contains(d) != true:
+                sent = (d, GATTOperation(device: p, kind: .readDescriptor))
+            case let .writeDescriptor(p, d, bytes): sent = (d, GATTOperation(device: p, kind: .writeDescriptor(bytes)))
             default: continue
             }
             var op = sent.1
@@ -88,7 +104,7 @@ enum OnDemand {
         op.waitingForPairing = true
         s.operations[cid] = op
         let who = PairingReducer.name(s, op.device)
-        s.alert = Alert(.info, "\(BackendReducer.label(s, cid)) needs encryption: pairing with \(who)…", at: s.now)
+        s.alert = Alert(.info, "\(label(s, cid, op)) needs encryption: pairing with \(who)…", at: s.now)
         if s.pairing != op.device {
             s.pairing = op.device
             effects.append(.backend(.pair(op.device)))
@@ -114,13 +130,13 @@ enum OnDemand {
         for (cid, var op) in waiting {
             if let error {
                 s.operations[cid] = nil
-                let label = BackendReducer.label(s, cid)
+                let label = label(s, cid, op)
                 switch op.kind {
                 case .read:
                     s.values[cid, default: ValueLog()].append(ValueEntry(at: s.now, bytes: [], origin: .read, error: error.description))
                 case let .write(bytes, _):
                     s.values[cid, default: ValueLog()].append(ValueEntry(at: s.now, bytes: bytes, origin: .write, error: error.description))
-                case .subscribe:
+                case .subscribe, .readDescriptor, .writeDescriptor:
                     break
                 }
                 Reducer.fail(&s, "\(op.verb) \(label) failed: pairing with \(PairingReducer.name(s, id)) failed: \(error)")
@@ -133,9 +149,14 @@ enum OnDemand {
         }
         if error == nil, let first = waiting.first {
             s.alert = Alert(.info, "Paired with \(PairingReducer.name(s, id)): \(first.value.verb.lowercased()) of "
-                            + "\(BackendReducer.label(s, first.key)) sent again", at: s.now)
+                            + "\(label(s, first.key, first.value)) sent again", at: s.now)
         }
         return effects
+    }
+
+    /// "Body Sensor Location", or a descriptor's "Characteristic User Description", for messages.
+    static func label(_ s: AppState, _ id: AttributeID, _ op: GATTOperation) -> String {
+        op.isDescriptor ? DescriptorReducer.name(s, id) : BackendReducer.label(s, id)
     }
 
     /// The link went down: what was under way on it is over.

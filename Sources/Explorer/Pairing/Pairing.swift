@@ -158,11 +158,52 @@ public struct Bond: Equatable, Sendable {
         self.paired = paired; self.bonded = bonded; self.trusted = trusted; self.blocked = blocked; self.addressType = addressType
     }
 
-    /// "paired·trusted" for the list and the device screen; "" when none holds.
+    /// "paired·bonded·trusted" for the list and the device screen; "" when none holds.
+    /// Paired and bonded both: a pairing without bonding keeps no keys, and the next
+    /// connection pairs again.
     public var summary: String {
         guard paired || bonded || trusted || blocked else { return "" }   // most devices: asked per row, per frame
-        return [(paired, "paired"), (bonded && !paired, "bonded"), (trusted, "trusted"), (blocked, "blocked")]
+        return [(paired, "paired"), (bonded, "bonded"), (trusted, "trusted"), (blocked, "blocked")]
             .filter(\.0).map(\.1).joined(separator: "·")
+    }
+
+    /// The kind of `address`, when the backend said public or random.
+    public func addressKind(_ address: String) -> AddressKind? {
+        AddressKind(type: addressType, address: address)
+    }
+}
+
+/// Public, or random and then which kind, from the address's two top bits (Core Vol 6,
+/// Part B, 1.3): 11 static (fixed for a power cycle at least), 01 resolvable private (changes;
+/// a bonded peer resolves it with the IRK), 00 non-resolvable private; 10 is reserved.
+public enum AddressKind: String, Equatable, Sendable {
+    case `public`, `static`, resolvable, nonResolvable = "non-resolvable", random
+
+    public init?(type: String?, address: String) {
+        switch type {
+        case "public": self = .public
+        case "random":
+            guard let top = UInt8(address.prefix(2), radix: 16) else { self = .random; return }
+            switch top >> 6 {
+            case 0b11: self = .static
+            case 0b01: self = .resolvable
+            case 0b00: self = .nonResolvable
+            default: self = .random
+            }
+        default: return nil
+        }
+    }
+
+    /// "public", "random static", "random resolvable", ...: the details and the device screen.
+    public var text: String { self == .public || self == .random ? rawValue : "random " + rawValue }
+
+    /// Six columns at most, for the scan list: "public", "static", "RPA", "NRPA", "random".
+    public var short: String {
+        switch self {
+        case .public, .static, .random: return rawValue
+        case .resolvable: return "RPA"
+        case .nonResolvable: return "NRPA"
+        }
     }
 }
 

@@ -64,6 +64,15 @@ public struct JSONLine {
     public func finish() -> String { out + "}" }
 
     public static func escape(_ s: String, into out: inout String) {
+        // Printable ASCII without " or \ (addresses, UUIDs, paths, hex: most of a line) goes
+        // in whole; appending scalar by scalar cost 60 % of a recorded notification (callgrind).
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }
+        }
+        if plain == true {
+            out += s
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -111,6 +111,18 @@ public enum RecordingFormat {
             j.string("type", "notify-acquired")
             characteristic(&j, cid, state)
             j.int("mtu", mtu)
+        case let .writeAcquired(cid, mtu):
+            j.string("type", "write-acquired")
+            characteristic(&j, cid, state)
+            j.int("mtu", mtu)
+        case let .writeNotAcquired(cid, reason, mtu):
+            j.string("type", "write-not-acquired")
+            characteristic(&j, cid, state)
+            j.string("message", reason)
+            j.int("mtu", mtu)
+        case let .writesFlushed(cid):
+            j.string("type", "writes-flushed")
+            characteristic(&j, cid, state)
         case let .valueNotified(cid, bytes):
             j.string("type", "notification")
             characteristic(&j, cid, state)
@@ -153,6 +165,16 @@ public enum RecordingFormat {
             j.string("address", id.rawValue)
             j.bool("paired", b.paired); j.bool("bonded", b.bonded); j.bool("trusted", b.trusted); j.bool("blocked", b.blocked)
             j.string("addressType", b.addressType)
+        case let .propertyUnreadable(p):
+            j.string("type", "unreadable")
+            j.string("object", p.object)
+            j.string("property", p.property)
+            switch p.problem {
+            case let .wrongType(sent, expected):
+                j.string("problem", "wrong-type"); j.string("sent", sent); j.string("expected", expected)
+            case .missing:
+                j.string("problem", "missing")
+            }
         }
         return j.finish()
     }
@@ -234,6 +256,11 @@ public enum RecordingFormat {
     }
 
     static func find(_ cid: CharacteristicID, _ state: AppState) -> (PeripheralID, GATTCharacteristic)? {
+        // The app's links first: a notification comes from one of them, and the whole room
+        // is a thousand peripherals to look through twice a line.
+        for id in state.links.order {
+            if let (_, c) = state.peripherals[id]?.characteristic(cid) { return (id, c) }
+        }
         for p in state.peripherals.values where p.services != nil {
             if let (_, c) = p.characteristic(cid) { return (p.id, c) }
         }

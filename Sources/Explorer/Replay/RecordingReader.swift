@@ -9,7 +9,7 @@ public struct Recording: Sendable {
     public var backend: String
     public var adapter: String
     public var started: Timestamp?
-    public var events: [(at: Timestamp, event: BackendEvent)]
+    public var events: RecordedEvents
     /// Lines that were not JSON, or not an event this version understands.
     public var skipped: Int
     /// Lines that are not backend events (commands, actions, regions): read and left out.
@@ -24,8 +24,22 @@ public struct Recording: Sendable {
 
     /// The largest file read (a recording of a long, busy session is tens of MB).
     public static let maxBytes = 512 << 20
+    /// The longest line read: a longer one is skipped (and counted) as it streams past.
+    public static let maxLineBytes = 16 << 20
 
+    /// The recording at `path`, with every event it holds. The file is read a line at a
+    /// time (`read`): only the events stay in memory, never the file's text beside them.
     public static func load(path: String) throws(ReadError) -> Recording {
+        var events = RecordedEvents()
+        var r = try read(path: path) { events.append(($0, $1)) }
+        r.events = events
+        return r
+    }
+
+    /// Reads the recording at `path` a line at a time, handing each event to `body` as it is
+    /// read; the recording returned has its header and counts, and no events (`serve
+    /// --clone` keeps only what it needs of them).
+    public static func read(path: String, _ body: (Timestamp, BackendEvent) -> Void) throws(ReadError) -> Recording {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ReadError(description: "cannot read \(path): \(errnoText())") }
         defer { close(fd) }
@@ -35,35 +49,85 @@ public struct Recording: Sendable {
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) > maxBytes {
             throw ReadError(description: "\(path) is larger than \(maxBytes >> 20) MB (\(Int(st.st_size) >> 20) MB)")
         }
-        let bytes: Bytes
-        do { bytes = try FileBytes.readAll(fd, limit: maxBytes, name: path) } catch { throw ReadError(description: error.description) }
-        return try parse(String(decoding: bytes, as: UTF8.self), name: path)
+        var reader = Reader(name: path)
+        var refused: ReadError?
+        do throws(FileBytes.ReadError) {
+            try FileBytes.forEachLine(fd, limit: maxBytes, maxLine: maxLineBytes, name: path) { line in
+                guard let line else { reader.tooLong(); return true }
+                do throws(ReadError) { try reader.line(String(decoding: line, as: UTF8.self), body) } catch {
+                    refused = error
+                    return false
+                }
+                return true
+            }
+        } catch { throw ReadError(description: error.description) }
+        if let refused { throw refused }
+        return try reader.finish()
     }
 
+    /// A recording's text, all of it in memory (tests, the fuzz targets).
     public static func parse(_ text: String, name: String = "the file") throws(ReadError) -> Recording {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).makeIterator()
-        guard let first = lines.next(), let header = try? JSONValue.parse(String(first)),
-              header["type"]?.string == "header", let format = header["format"]?.int else {
-            throw ReadError(description: "\(name) is not a bleexplr recording (its first line is not a recording header)")
+        var reader = Reader(name: name)
+        var events = RecordedEvents()
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            try reader.line(String(line)) { events.append(($0, $1)) }
         }
-        guard format <= RecordingFormat.version else {
-            throw ReadError(description: "\(name) was recorded in format \(format); this bleexplr reads format \(RecordingFormat.version)")
+        var r = try reader.finish()
+        r.events = events
+        return r
+    }
+
+    /// A recording's lines, one after the other: the header first, then events.
+    struct Reader {
+        let name: String
+        var shared = Shared()
+        /// Set by the header line.
+        var recording: Recording?
+        var last: Timestamp?
+        /// Lines too long to read before the header: the header is not first.
+        var early = 0
+
+        init(name: String) { self.name = name }
+
+        mutating func tooLong() {
+            if recording == nil { early += 1 } else { recording!.skipped += 1 }
         }
-        var r = Recording(backend: header["backend"]?.string ?? "?", adapter: header["adapter"]?.string ?? "?",
-                          started: header["started"]?.string.flatMap { Timestamp(iso8601: $0) }, events: [],
-                          skipped: 0, other: 0)
-        for line in lines {
-            guard let v = try? JSONValue.parse(String(line)), let type = v["type"]?.string else { r.skipped += 1; continue }
+
+        mutating func line(_ text: String, _ body: (Timestamp, BackendEvent) -> Void) throws(ReadError) {
+            if text.isEmpty { return }
+            guard recording != nil else { return try header(text) }
+            guard let v = try? JSONValue.parse(text), let type = v["type"]?.string else { recording!.skipped += 1; return }
             // An agent's request is not asked again in a replay: it is only counted.
-            if ["command", "hook", "action", "region", "agent"].contains(type) { r.other += 1; continue }
+            if ["command", "hook", "action", "region", "agent"].contains(type) { recording!.other += 1; return }
             guard let at = v["t"]?.string.flatMap({ Timestamp(iso8601: $0) }), let event = RecordedEvent.event(type, v) else {
-                r.skipped += 1
-                continue
+                recording!.skipped += 1
+                return
             }
             // Time never runs backwards in a replay: a line out of order plays at once.
-            r.events.append((max(at, r.events.last?.at ?? at), event))
+            let t = max(at, last ?? at)
+            last = t
+            body(t, shared.event(event))
         }
-        return r
+
+        mutating func header(_ text: String) throws(ReadError) {
+            guard early == 0, let header = try? JSONValue.parse(text), header["type"]?.string == "header",
+                  let format = header["format"]?.int else {
+                throw ReadError(description: "\(name) is not a bleexplr recording (its first line is not a recording header)")
+            }
+            guard format <= RecordingFormat.version else {
+                throw ReadError(description: "\(name) was recorded in format \(format); this bleexplr reads format \(RecordingFormat.version)")
+            }
+            recording = Recording(backend: header["backend"]?.string ?? "?", adapter: header["adapter"]?.string ?? "?",
+                                  started: header["started"]?.string.flatMap { Timestamp(iso8601: $0) }, events: [],
+                                  skipped: 0, other: 0)
+        }
+
+        func finish() throws(ReadError) -> Recording {
+            guard let recording, early == 0 else {
+                throw ReadError(description: "\(name) is not a bleexplr recording (its first line is not a recording header)")
+            }
+            return recording
+        }
     }
 }
 
@@ -125,6 +189,15 @@ enum RecordedEvent {
         case "notify-acquired":
             guard let cid = path(v), let mtu = v["mtu"]?.int, (23...517).contains(mtu) else { return nil }
             return .notificationsAcquired(cid, mtu: mtu)
+        case "write-acquired":
+            guard let cid = path(v), let mtu = v["mtu"]?.int, (23...517).contains(mtu) else { return nil }
+            return .writeAcquired(cid, mtu: mtu)
+        case "write-not-acquired":
+            guard let cid = path(v), let reason = v["message"]?.string else { return nil }
+            return .writeNotAcquired(cid, reason: TerminalSafe.text(ReportBounds.prefix(reason, bytes: 1024)),
+                                     mtu: v["mtu"]?.int.flatMap { (23...517).contains($0) ? $0 : nil })
+        case "writes-flushed":
+            return path(v).map { .writesFlushed($0) }
         case "notification":
             guard let cid = path(v), let b = bytes(v) else { return nil }
             return .valueNotified(cid, b)
@@ -142,6 +215,16 @@ enum RecordedEvent {
             return .bondChanged(id, Bond(paired: v["paired"]?.bool ?? false, bonded: v["bonded"]?.bool ?? false,
                                          trusted: v["trusted"]?.bool ?? false, blocked: v["blocked"]?.bool ?? false,
                                          addressType: at == "public" || at == "random" ? at : nil))
+        case "unreadable":
+            guard let object = v["object"]?.string, let property = v["property"]?.string else { return nil }
+            switch v["problem"]?.string {
+            case "missing": return .propertyUnreadable(UnreadableProperty(object: object, property: property, problem: .missing))
+            case "wrong-type":
+                guard let sent = v["sent"]?.string, let expected = v["expected"]?.string else { return nil }
+                return .propertyUnreadable(UnreadableProperty(object: object, property: property,
+                                                              problem: .wrongType(sent: sent, expected: expected)))
+            default: return nil
+            }
         case "error":
             guard let e = error(v) else { return nil }
             return v["context"]?.string == "scan" ? .scanFailed(e) : .failure(e)

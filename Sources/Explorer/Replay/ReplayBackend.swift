@@ -69,6 +69,8 @@ public final class ReplayBackend: Backend {
         case let .read(_, cid, _): emit?(.readCompleted(cid, .failure(.notSupported(readOnly))), at)
         case let .write(_, cid, bytes, type): emit?(.writeCompleted(cid, bytes, type, .notSupported(readOnly)), at)
         case let .setNotify(_, cid, on): emit?(.notifyChanged(cid, enabled: on, .notSupported(readOnly)), at)
+        case let .acquireWrite(_, cid): emit?(.writeNotAcquired(cid, reason: readOnly, mtu: nil), at)
+        case let .flushWrites(_, cid): emit?(.writesFlushed(cid), at)
         case let .readDescriptor(_, did):
             // Asked by the reducer after services resolve: the recorded answer (if the
             // recording has one) follows and sets the value; this lets a peripheral of an

@@ -56,6 +56,55 @@ public enum FileBytes {
         }
     }
 
+    /// An open file's lines (without their line feeds), read 1 MiB at a time, each handed to
+    /// `body` as it is read: the file is never held whole. `body` gets nil for a line longer
+    /// than `maxLine` (its bytes are dropped as they come), and returns false to stop reading.
+    /// A last line without its line feed is handed over too. More than `limit` bytes in all
+    /// is an error, as for `readAll`.
+    public static func forEachLine(_ fd: Int32, limit: Int, maxLine: Int, name path: String,
+                                   _ body: (ArraySlice<UInt8>?) -> Bool) throws(ReadError) {
+        var chunk = Bytes(repeating: 0, count: 1 << 20)
+        var pending: Bytes = []   // the start of a line that began in an earlier chunk
+        var tooLong = false
+        var total = 0
+        while true {
+            let n = Glibc.read(fd, &chunk, chunk.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ReadError(path, String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            total += n
+            if total > limit { throw ReadError(path, "larger than \(size(limit))", joined: " is ") }
+            var start = 0
+            while start < n {
+                guard let nl = chunk[start..<n].firstIndex(of: 0x0A) else {
+                    if !tooLong {
+                        pending += chunk[start..<n]
+                        if pending.count > maxLine { tooLong = true; pending = [] }
+                    }
+                    break
+                }
+                let more: Bool
+                if tooLong {
+                    more = body(nil)
+                } else if pending.isEmpty {
+                    more = body(chunk[start..<nl])
+                } else if pending.count + (nl - start) > maxLine {
+                    more = body(nil)
+                } else {
+                    pending += chunk[start..<nl]
+                    more = body(pending[...])
+                }
+                tooLong = false
+                pending.removeAll(keepingCapacity: pending.count <= 1 << 20)
+                if !more { return }
+                start = nl + 1
+            }
+        }
+        if tooLong { _ = body(nil) } else if !pending.isEmpty { _ = body(pending[...]) }
+    }
+
     /// "64 KiB", "64 MB".
     static func size(_ bytes: Int) -> String { bytes >= 1 << 20 ? "\(bytes >> 20) MB" : "\(bytes >> 10) KiB" }
 

@@ -29,17 +29,22 @@ public enum CloneSpec {
         return out.isEmpty ? nil : String(out)
     }
 
-    public static func make(_ r: Recording, address: String) throws(CloneError) -> PeripheralSpec {
-        let id = PeripheralID(address.uppercased())
+    /// What a clone takes from a recording, gathered one event at a time: `serve --clone`
+    /// reads the file through it (`Recording.read`) and keeps no other event.
+    public struct Gathered: Sendable {
+        let id: PeripheralID
         var adv = Advertisement()
         var name: String?
         var heard = false
-        // BlueZ adds the GATT services it resolved to Device1.UUIDs after a connection: the
-        // UUIDs a device advertised are those of the first report that had any.
+        /// BlueZ adds the GATT services it resolved to Device1.UUIDs after a connection: the
+        /// UUIDs a device advertised are those of the first report that had any.
         var advertisedUUIDs: [BLEUUID]?
         var services: [GATTService]?
         var values: [AttributeID: Bytes] = [:]
-        for (_, e) in r.events {
+
+        public init(address: String) { id = PeripheralID(address.uppercased()) }
+
+        public mutating func add(_ e: BackendEvent) {
             switch e {
             case let .advertisementReceived(rep) where rep.id == id:
                 heard = true
@@ -51,15 +56,25 @@ public enum CloneSpec {
             case let .servicesResolved(pid, s, _) where pid == id:
                 services = s
             case let .readCompleted(cid, .success(b)), let .valueNotified(cid, b), let .writeCompleted(cid, b, _, nil):
-                values[cid] = b
+                values[cid] = Array(b.prefix(512))
             case let .descriptorRead(did, .success(b)):
-                values[did] = b
+                values[did] = Array(b.prefix(512))
             default:
                 break
             }
         }
-        guard heard || services != nil else { throw CloneError(description: "the recording never heard \(address)") }
-        guard let services, !services.isEmpty else {
+    }
+
+    public static func make(_ r: Recording, address: String) throws(CloneError) -> PeripheralSpec {
+        var g = Gathered(address: address)
+        for (_, e) in r.events { g.add(e) }
+        return try make(g, address: address)
+    }
+
+    public static func make(_ g: Gathered, address: String) throws(CloneError) -> PeripheralSpec {
+        let (adv, name, values) = (g.adv, g.name, g.values)
+        guard g.heard || g.services != nil else { throw CloneError(description: "the recording never heard \(address)") }
+        guard let services = g.services, !services.isEmpty else {
             throw CloneError(description: "the recording has no GATT tree for \(address): connect to it while recording")
         }
         var spec = PeripheralSpec(localName: (adv.localName ?? name).flatMap(cloneName), services: [])
@@ -76,7 +91,7 @@ public enum CloneSpec {
         guard !spec.services.isEmpty else { throw CloneError(description: "\(address) has only the services BlueZ serves itself") }
         // An advertisement holds 31 bytes: the flags (3), the name, one 16-bit list or one
         // 128-bit UUID; manufacturer data when it still fits.
-        let uuids = (advertisedUUIDs ?? []).filter { !ownedByBlueZ.contains($0) }
+        let uuids = (g.advertisedUUIDs ?? []).filter { !ownedByBlueZ.contains($0) }
         spec.advertisedServices = Array(uuids.prefix(uuids.first?.shortValue != nil ? 2 : 1))
         var used = 3 + (spec.localName.map { 2 + $0.utf8.count } ?? 0)
             + (spec.advertisedServices.isEmpty ? 0 : 2 + spec.advertisedServices.reduce(0) { $0 + ($1.shortValue != nil ? 2 : 16) })

@@ -193,4 +193,18 @@ extension PeripheralSpec {
             CharacteristicSpec(uuid: char, flags: ["read", "notify"], value: Array("EOM".utf8), descriptors: said),
         ]))
     }
+
+    /// `serve --receive FILE --char UUID`: a service holding UUID (write without response,
+    /// write, read: a read says what came), unless the spec has it; nil then, or an error
+    /// when the spec's UUID takes no write.
+    public mutating func addReceiver(_ char: BLEUUID) -> String? {
+        if let c = services.flatMap(\.characteristics).first(where: { $0.uuid == char }) {
+            return c.flags.contains("write") || c.flags.contains("write-without-response") ? nil
+                : "--char \(char): the spec's characteristic takes no write (flags \(c.flags.joined(separator: ", ")))"
+        }
+        services.append(ServiceSpec(uuid: Self.streamService, characteristics: [
+            CharacteristicSpec(uuid: char, flags: ["read", "write", "write-without-response"], value: StreamReceive.tallyValue(0, 0)),
+        ]))
+        return nil
+    }
 }

@@ -10,8 +10,12 @@ public enum ServeEvent: Equatable, Sendable {
     /// bluetoothd released the advertisement (e.g. the adapter powered off).
     case advertisementReleased
     case read(CharacteristicEvent, offset: Int, bytes: Bytes)
-    case written(CharacteristicEvent, bytes: Bytes, type: String)
+    /// `bytes`: the whole value after the write; the central wrote what is past `offset`.
+    case written(CharacteristicEvent, bytes: Bytes, type: String, offset: Int)
     case subscribed(CharacteristicEvent)
+    /// A central subscribed, and bluetoothd took a socket for the notifications
+    /// (AcquireNotify), telling the link's MTU.
+    case acquired(CharacteristicEvent, mtu: Int)
     case unsubscribed(CharacteristicEvent)
     /// A central confirmed an indication.
     case confirmed(CharacteristicEvent)

@@ -7,6 +7,9 @@ public enum ServeCommand: Equatable, Sendable {
     /// how many went; then, unless it was the last or one failed, a drain (`.serveDrained`).
     case streamWindow(BLEUUID, [Bytes], generation: Int, end: Bytes?)
     case set(BLEUUID, Bytes)
+    /// `--receive`: write what a central sent to the file, after what is there (a raw
+    /// stream) or in its place (a whole message).
+    case save(Bytes, append: Bool)
     /// Unregister and stop advertising (`.serveStopped` when done).
     case stop
 }
@@ -57,6 +60,9 @@ enum ServeReducer {
     static func reduce(_ s: inout ServeState, _ action: Action) -> [Effect] {
         switch action {
         case let .served(event, mtu, at):
+            // A write to `--receive`'s characteristic is counted, not printed.
+            if case let .written(c, bytes, _, offset) = event,
+               let out = ServeReceive.written(&s, c, Array(bytes.dropFirst(offset)), at: at) { return out }
             s.apply(event, at: at)
             var effects = say(&s, line(event, s), at: at)
             if case .registered = event { s.everRegistered = true }
@@ -75,8 +81,10 @@ enum ServeReducer {
             return ok ? pump(&s, at: at) : finishStream(&s, "stream-stopped", at: at)
         case .serveStopped:
             return [.finish(exitCode: s.exitCode)]
+        case .serveTallyAsked:
+            return ServeReceive.tally(&s, "receive-progress")
         case .interrupted, .quitRequested:
-            return stop(&s, exitCode: 0)
+            return (s.stopping ? [] : ServeReceive.tally(&s, "receive-total")) + stop(&s, exitCode: 0)
         default:
             return []
         }
@@ -115,12 +123,15 @@ enum ServeReducer {
     static func streamHeard(_ s: inout ServeState, _ e: ServeEvent, mtu: Int?, at: Timestamp) -> [Effect] {
         guard var st = s.sending else { return [] }
         switch e {
-        case let .subscribed(c) where c.uuid == st.char && !c.descriptor:
+        case let .subscribed(c) where c.uuid == st.char && !c.descriptor,
+             let .acquired(c, _) where c.uuid == st.char:
             st.generation += 1
             st.offset = 0
             st.chunks = 0
             // (MTU - 3), and never more than ATT's longest value: bluetoothd cuts a longer
             // notification to 512 bytes (seen in the lab at MTU 517, 514-byte chunks).
+            var mtu = mtu
+            if case let .acquired(_, m) = e { mtu = m }   // this link's, not the largest seen
             st.chunk = min(StreamSend.longestValue, max(20, (mtu ?? 23) - 3))
             st.running = true
             st.startedAt = at
@@ -216,8 +227,9 @@ enum ServeReducer {
         case .advertisementReleased: return ServeLine("advertisement-released")
         case let .read(c, offset, bytes):
             return ServeLine("read", attr(c) + [.init("offset", offset > 0 ? String(offset) : nil), .init("hex", hex(bytes, separator: ""))])
-        case let .written(c, bytes, type): return ServeLine("write", attr(c) + [.init("type", type), .init("hex", hex(bytes, separator: ""))])
+        case let .written(c, bytes, type, _): return ServeLine("write", attr(c) + [.init("type", type), .init("hex", hex(bytes, separator: ""))])
         case let .subscribed(c): return ServeLine("subscribed", attr(c))
+        case let .acquired(c, mtu): return ServeLine("subscribed", attr(c) + [.init("via", "socket"), .init("mtu", String(mtu))])
         case let .unsubscribed(c): return ServeLine("unsubscribed", attr(c))
         case let .confirmed(c): return ServeLine("confirmed", attr(c))
         case .unregistered: return ServeLine("unregistered", [.init("adapter", s.adapter)])

@@ -30,12 +30,17 @@ public struct ServeState: Equatable, Sendable {
     public var adapter: String
     /// `--stream`: the file being sent, and how far.
     public var sending: StreamSend?
+    /// `--receive`: what came, and where it goes; a line of it for the screen.
+    public var receiving: StreamReceive?
+    public var received: String?
     /// Registered at least once (a first registration that fails ends `serve`).
     public var everRegistered = false
     public var stopping = false
     public var exitCode: Int32 = 0
 
-    public init(spec: PeripheralSpec, source: String, adapter: String = "hci0", stream: StreamSend? = nil) {
+    public init(spec: PeripheralSpec, source: String, adapter: String = "hci0", stream: StreamSend? = nil,
+                receive: StreamReceive? = nil) {
+        receiving = receive
         name = spec.localName
         self.source = source
         services = spec.services
@@ -56,8 +61,9 @@ public struct ServeState: Equatable, Sendable {
         case .bluezReturned: advertising = .registering; add("bluetoothd is back", nil)
         case .advertisementReleased: add("advertisement released by BlueZ", nil)
         case let .read(c, _, b): add(c.descriptor ? "read descriptor" : "read", c, b)
-        case let .written(c, b, type): add(type == "command" ? "write (no response)" : "write", c, b)
+        case let .written(c, b, type, _): add(type == "command" ? "write (no response)" : "write", c, b)
         case let .subscribed(c): subscriptions.insert(c.uuid); add("subscribed", c)
+        case let .acquired(c, mtu): subscriptions.insert(c.uuid); add("subscribed (socket, MTU \(mtu))", c)
         case let .unsubscribed(c): subscriptions.remove(c.uuid); add("unsubscribed", c)
         case let .confirmed(c): add("confirmed", c)
         case .unregistered: advertising = .stopped; subscriptions = []; add("unregistered", nil)

@@ -7,6 +7,12 @@ enum DemoCatalog {
     static let iBeaconUUID: BLEUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
     static let streamService: BLEUUID = "E20A39F4-73F5-4BC4-A12F-17D1AD07A961"
     static let streamCharacteristic: BLEUUID = "08590F7E-DB05-467E-8757-72F6FAEB13D4"
+    /// Demo Stream's flood: numbered notifications, 5,000 a second until `--demo-control` says otherwise.
+    static let floodService: BLEUUID = "B1E5E1A0-0020-4C7A-9E3B-2D8F00C0FFEE"
+    static let floodCharacteristic: BLEUUID = "B1E5E1A0-0021-4C7A-9E3B-2D8F00C0FFEE"
+    static let floodRate = 5_000.0
+    /// Demo Stream's way in: takes writes with and without response and counts them.
+    static let streamSink: BLEUUID = "08590F7F-DB05-467E-8757-72F6FAEB13D4"
     static let flakyService: BLEUUID = "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"
     static let altBeaconID: BLEUUID = "2F234454-CF6D-4A0F-ADF2-F4911BA9FFA6"
     /// A vendor service with no assigned name: its value is read by its 0x2904 and labelled by its 0x2901.
@@ -58,6 +64,10 @@ enum DemoCatalog {
             }
             let c = SimCharacteristic(AttributeID(path), uuid, props, value: value, notify: notify, descriptors: descriptors)
             c.descriptorValues = values
+            return c
+        }
+        func sink(_ c: SimCharacteristic) -> SimCharacteristic {
+            c.counts = true
             return c
         }
         func encrypted(_ c: SimCharacteristic) -> SimCharacteristic {
@@ -134,7 +144,17 @@ enum DemoCatalog {
             services: [
                 m.service(streamService) { [m] s in
                     [m.char(s, streamCharacteristic, [.notify], [],
-                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: "Data (20-byte chunks, then EOM)")]
+                            notify: .stream(text: streamText, chunkInterval: 0.02, pause: 8), userDescription: "Data (20-byte chunks, then EOM)"),
+                     m.sink(m.char(s, streamSink, [.read, .write, .writeWithoutResponse], Array("received 0 bytes in 0 writes".utf8),
+                                   userDescription: "Data in (counts what it gets)"))]
+                },
+                // Added last so the handles before it stay as they were. BLE's shortest
+                // connection interval, 7.5 ms: 37 or 38 notifications at each event.
+                m.service(floodService) { [m] s in
+                    let c = m.char(s, floodCharacteristic, [.notify], [], notify: .flood(connectionInterval: 0.0075),
+                                   userDescription: "Flood (numbered, 5,000 a second)")
+                    c.floodRate = floodRate
+                    return [c]
                 },
             ]))
 
@@ -275,6 +295,12 @@ enum DemoCatalog {
             address: "F1:0C:3E:88:6D:45", name: nil, connectable: false,
             advertisement: Advertisement(serviceUUIDs: ["FEAA"], serviceData: ["FEAA": eid], flags: 0x06),
             advInterval: 0.8, baseRSSI: -82, phase: 0.6, services: []))
+        // Broadcasters (phones' beacons, trackers, tags) use random addresses, whose kind the
+        // top two bits say (the scan list's TYPE: RPA, NRPA, static); 10 is no random kind, so
+        // those (A4:C1:38, a sensor maker's public prefix) stay public.
+        for d in list where !d.connectable && (UInt8(d.id.rawValue.prefix(2), radix: 16) ?? 0) >> 6 != 0b10 {
+            d.bond.addressType = "random"
+        }
         return list
     }
 
@@ -292,8 +318,29 @@ enum DemoCatalog {
             services: [m.service("1815") { [m] s in [m.encrypted(m.char(s, "2A56", [.read, .write], [0x00],
                                                                         userDescription: "Bolt (needs encryption)"))] },
                        m.battery(88)],
-            link: LinkBehaviour(passkey: lockPasskey))
+            link: LinkBehaviour(pairing: .showsPasskey(lockPasskey)))
         d.bond.addressType = "random"
+        d.random = SeededRandom(seed: 0x10C)
+        return d
+    }
+
+    /// The number Demo Keypad and we show for a numeric comparison, and the passkey of a
+    /// passkey entry with it (whichever side shows it; random in a real pairing, fixed here).
+    public static let keypadNumber: UInt32 = 482_913, keypadPasskey: UInt32 = 135_790
+
+    /// A door keypad with a small display (KeyboardDisplay, LE Secure Connections): with our
+    /// keyboard-display agent it pairs by numeric comparison; with `--agent display-only` we
+    /// show a passkey and it types it; with `--agent keyboard-only` it shows one for us.
+    static func keypadDevice() -> SimDevice {
+        let m = PathMaker("D2:5A:17:C4:80:6E")
+        let d = SimDevice(
+            address: "D2:5A:17:C4:80:6E", name: "Demo Keypad", connectable: true,
+            advertisement: Advertisement(localName: "Demo Keypad", serviceUUIDs: ["180F"], flags: 0x06),
+            advInterval: 0.6, baseRSSI: -63, phase: 0.9,
+            services: [m.battery(71)],
+            link: LinkBehaviour(pairing: .keyboardDisplay(number: keypadNumber, passkey: keypadPasskey)))
+        d.bond.addressType = "random"
+        d.random = SeededRandom(seed: 0x4B9D)
         return d
     }
 

@@ -27,6 +27,10 @@ enum NotifyBehaviour: Equatable {
     case periodic(period: Double, jitter: Double)
     /// `text` in 20-byte chunks every `chunkInterval`, then "EOM"; again after `pause`.
     case stream(text: String, chunkInterval: Double, pause: Double)
+    /// Numbered 20-byte values at the characteristic's `floodRate` a second: at each
+    /// connection event (every `connectionInterval`) as many as the rate owes by then
+    /// (SimulatedFlood.swift).
+    case flood(connectionInterval: Double)
 }
 
 final class SimCharacteristic {
@@ -42,6 +46,13 @@ final class SimCharacteristic {
     /// Insufficient Encryption, which BlueZ answers `NotPermitted: Not paired`).
     var encrypted = false
     var generation = 0   // bumps on every subscribe/unsubscribe: stale timers check it
+    /// A `.flood` characteristic's notifications a second (the demo control sets it), and
+    /// how many it has sent: the next value carries `floodSent + 1`.
+    var floodRate = 0.0
+    var floodSent = 0
+    /// A sink (the demo's "Data in"): writes are counted, not kept; a read says the count.
+    var counts = false
+    var receivedBytes = 0, receivedWrites = 0
 
     init(_ id: CharacteristicID, _ uuid: BLEUUID, _ properties: CharacteristicProperties, value: Bytes,
          notify: NotifyBehaviour = .none, descriptors: [GATTDescriptor]) {
@@ -65,8 +76,47 @@ struct LinkBehaviour: Equatable {
     var abortFirstAttempt = false
     /// The peripheral drops the link this many seconds after services are resolved.
     var dropAfter: Double? = nil
-    /// Pairing asks for this passkey (the device "shows" it); nil: pairing just works.
-    var passkey: UInt32? = nil
+    /// How it pairs (its input and output, as SMP sees them).
+    var pairing: SimPairing = .justWorks
+}
+
+/// A device's side of pairing: its IO capability, and what it shows. With ours (the agent's
+/// capability) it decides the method, as LE Secure Connections does (Core Vol 3, Part H,
+/// 2.3.5.1).
+enum SimPairing: Equatable {
+    /// No input, no output: Just Works.
+    case justWorks
+    /// A display only (Demo Lock): it shows this passkey for us to type.
+    case showsPasskey(UInt32)
+    /// A keypad and a display (Demo Keypad): it compares `number` with ours, types the passkey
+    /// we show, or shows `passkey` for us to type, as our capability allows.
+    case keyboardDisplay(number: UInt32, passkey: UInt32)
+
+    var asksAnything: Bool { self != .justWorks }
+
+    /// The method with an agent of `ours` (nil: none registered, which the demo treats as
+    /// the default keyboard-display).
+    func method(with ours: AgentCapability?) -> SimPairingMethod {
+        let ours = ours ?? .keyboardDisplay
+        switch (self, ours) {
+        case (.justWorks, _), (_, .noInputNoOutput): return .justWorks
+        case let (.showsPasskey(p), .keyboardDisplay), let (.showsPasskey(p), .keyboardOnly): return .enter(p)
+        case (.showsPasskey, .displayYesNo), (.showsPasskey, .displayOnly): return .justWorks
+        case let (.keyboardDisplay(n, _), .keyboardDisplay), let (.keyboardDisplay(n, _), .displayYesNo): return .confirm(n)
+        case let (.keyboardDisplay(_, p), .displayOnly): return .display(p)
+        case let (.keyboardDisplay(_, p), .keyboardOnly): return .enter(p)
+        }
+    }
+}
+
+enum SimPairingMethod: Equatable {
+    case justWorks
+    /// RequestPasskey: we type what the device shows.
+    case enter(UInt32)
+    /// RequestConfirmation: do both show this number?
+    case confirm(UInt32)
+    /// DisplayPasskey: we show it, the device's user types it.
+    case display(UInt32)
 }
 
 final class SimDevice {
@@ -84,6 +134,9 @@ final class SimDevice {
     var bond = Bond(addressType: "public")
     /// Scripted base RSSI by world time (nil: out of range), for beacons that move.
     var rssiScript: ((Double) -> Double?)?
+    /// Its own randomness (the pairing devices, added last): the other devices' runs stay as
+    /// they were. nil: the world's.
+    var random: SeededRandom?
 
     init(address: String, name: String?, connectable: Bool, advertisement: Advertisement,
          advInterval: Double, baseRSSI: Double, phase: Double, services: [SimService],

@@ -42,6 +42,12 @@ public final class SimulatedBackend: Backend {
         pump()
     }
 
+    /// Demo Stream's flood at `rate` notifications a second (0 pauses it).
+    public func setFloodRate(_ rate: Double) {
+        world.setFloodRate(rate, at: worldNow())
+        pump()
+    }
+
     /// The demo iTag drops its link.
     public func dropButtonLink() {
         world.dropButtonLink(at: worldNow())

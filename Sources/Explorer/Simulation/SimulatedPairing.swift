@@ -1,7 +1,8 @@
-/// The simulated world's pairing: Demo Lock has our agent asked for its passkey, as
-/// bluetoothd would, and pairs only with the right one.
+/// The simulated world's pairing, as bluetoothd would ask our agent: Demo Lock shows a
+/// passkey to type, Demo Keypad compares a number (or types the one we show), and each pairs
+/// only with the right answer.
 extension SimulatedWorld {
-    /// Like bluetoothd: a device with a passkey has our agent asked for it; others just work.
+    /// Like bluetoothd: the method comes from the device's capability and our agent's.
     func pair(_ id: PeripheralID, _ t: Double) {
         guard let d = byID[id], d.connectable else {
             emit(t, .pairCompleted(id, BackendError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")))
@@ -13,15 +14,23 @@ extension SimulatedWorld {
         }
         // Pair connects first when the link is down, and the link stays up after it.
         if !d.connected { pairingLink(d, t) }
-        guard d.link.passkey != nil else {
+        let method = d.link.pairing.method(with: agentCapability)
+        let kind: AgentRequestKind
+        switch method {
+        case .justWorks:
             schedule(t + 0.3) { [unowned self] t in self.paired(d, t) }
+            return
+        case .enter: kind = .passkey
+        case let .confirm(n): kind = .confirmation(n)
+        case let .display(p):
+            displayPasskey(d, p, t)
             return
         }
         let request = nextRequest
         nextRequest += 1
         schedule(t + 0.2) { [unowned self] t in
             self.agentRequests[request] = d
-            self.emit(t, .agentRequested(AgentRequest(id: request, device: id, kind: .passkey)))
+            self.emit(t, .agentRequested(AgentRequest(id: request, device: id, kind: kind)))
             // bluetoothd gives up on an unanswered agent after a while.
             self.schedule(t + 60) { [unowned self] t in
                 guard self.agentRequests.removeValue(forKey: request) != nil else { return }
@@ -33,16 +42,44 @@ extension SimulatedWorld {
         }
     }
 
+    /// DisplayPasskey: we show `passkey`; the device's user types it, a digit every half
+    /// second after a moment (bluetoothd calls DisplayPasskey again with each keypress the
+    /// device notifies), then it pairs.
+    func displayPasskey(_ d: SimDevice, _ passkey: UInt32, _ t: Double) {
+        for entered in 0...6 {
+            let request = nextRequest
+            nextRequest += 1
+            schedule(t + 0.2 + (entered == 0 ? 0 : 2.0 + 0.5 * Double(entered))) { [unowned self] t in
+                self.emit(t, .agentRequested(AgentRequest(id: request, device: d.id, kind: .displayPasskey(passkey, entered: entered))))
+            }
+        }
+        schedule(t + 5.7) { [unowned self] t in
+            guard d.connected else {
+                return self.emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationCanceled",
+                                                                      message: "Authentication Canceled")))
+            }
+            self.paired(d, t)
+        }
+    }
+
     func answered(_ request: Int, _ answer: AgentAnswer, _ t: Double) {
-        guard let d = agentRequests.removeValue(forKey: request) else { return }
-        switch answer {
-        case let .passkey(n) where n == d.link.passkey:
+        guard let d = agentRequests.removeValue(forKey: request) else { return }   // a display request's: nothing to do
+        let right: Bool
+        switch (d.link.pairing.method(with: agentCapability), answer) {
+        case let (.enter(p), .passkey(n)): right = n == p
+        case (.confirm, .accept): right = true
+        default: right = false
+        }
+        switch (d.link.pairing.method(with: agentCapability), answer) {
+        case _ where right:
             schedule(t + 0.3) { [unowned self] t in self.paired(d, t) }
-        case .reject:
+        case (.enter, .reject):
             emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationRejected",
                                                       message: "Authentication Rejected")))
             resolveAfterPairing(d, t)
-        case .passkey, .pinCode, .accept:
+        default:
+            // A wrong passkey, or a comparison said no to: the device's SMP fails it, and
+            // bluetoothd says AuthenticationFailed (as the lab's peers show).
             schedule(t + 0.3) { [unowned self] t in
                 self.emit(t, .pairCompleted(d.id, BackendError(name: "org.bluez.Error.AuthenticationFailed",
                                                                message: "Authentication Failed")))
@@ -76,7 +113,7 @@ extension SimulatedWorld {
         guard let gen = servicesOwed.removeValue(forKey: d.id) else { return }
         schedule(t + 0.5) { [unowned self] t in
             guard d.linkGeneration == gen, d.connected else { return }
-            self.emit(t, .servicesResolved(d.id, d.gatt, mtu: 247))
+            self.emit(t, .servicesResolved(d.id, d.gatt, mtu: Self.mtu))
         }
     }
 }

@@ -4,15 +4,17 @@
 /// events: the demo, the tests and the screenshots all run on it.
 public final class SimulatedWorld {
     public let adapterName = "sim0"
+    /// The ATT MTU of every simulated link.
+    static let mtu = 247
     private var rng: SeededRandom
-    private let devices: [SimDevice]
+    let devices: [SimDevice]
     let byID: [PeripheralID: SimDevice]
     private var scanning = false
     private var jobs: [(time: Double, seq: Int, run: (Double) -> Void)] = []
     private var seq = 0
     private var out: [(Double, BackendEvent)] = []
-    /// The pairing device's own randomness: the other devices' runs stay as they were.
-    private var lockRandom = SeededRandom(seed: 0x10C)
+    /// The capability of our agent (`--agent`): with a device's, it decides how pairing goes.
+    public var agentCapability: AgentCapability? = .keyboardDisplay
     /// Agent requests asked and not answered: request id -> device.
     var agentRequests: [Int: SimDevice] = [:]
     var nextRequest = 1
@@ -27,14 +29,19 @@ public final class SimulatedWorld {
         all += DemoCatalog.regionDevices()
         all += DemoCatalog.crowd(crowd, rng: &rng)
         all.append(DemoCatalog.pairingDevice())
+        all.append(DemoCatalog.keypadDevice())
         devices = all
         byID = Dictionary(all.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         emit(0, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: false)))
         for d in devices {
-            let first = d.link.passkey == nil ? rng.uniform(0.05, d.advInterval) : 0.2
+            let first = d.random == nil ? rng.uniform(0.05, d.advInterval) : 0.2
             schedule(first) { [unowned self] t in self.advertise(d, t) }
         }
     }
+
+    func advanceClock(to t: Double) { now = max(now, t) }
+    /// Jobs on the clock (tests: a stopped flood leaves none behind).
+    var scheduledJobs: Int { jobs.count }
 
     /// The time of the next scheduled happening, if any.
     public var nextDue: Double? { jobs.first?.time }
@@ -95,6 +102,16 @@ public final class SimulatedWorld {
                 }
                 if bytes.count > 512 {
                     return .writeCompleted(cid, bytes, type, .invalidValueLength("Invalid Length"))
+                }
+                // As bluetoothd refuses a write without response longer than one PDU.
+                if type == .command, bytes.count > Self.mtu - 3 {
+                    return .writeCompleted(cid, bytes, type, .failed("Failed to initiate write"))
+                }
+                guard !c.counts else {
+                    c.receivedBytes += bytes.count
+                    c.receivedWrites += 1
+                    c.value = Array("received \(c.receivedBytes) bytes in \(c.receivedWrites) writes".utf8)
+                    return .writeCompleted(cid, bytes, type, nil)
                 }
                 c.value = bytes
                 return .writeCompleted(cid, bytes, type, nil)
@@ -161,6 +178,10 @@ public final class SimulatedWorld {
             emit(t, .peripheralRemoved(id))
         case .setPowered:
             emit(t, .adapterChanged(AdapterStatus(name: adapterName, power: .on, discovering: scanning)))
+        case let .acquireWrite(_, cid):
+            emit(t, .writeNotAcquired(cid, reason: "the simulated world passes no file descriptors", mtu: Self.mtu))
+        case let .flushWrites(_, cid):
+            emit(t, .writesFlushed(cid))   // every write was answered: nothing waits
         case let .setNotify(id, cid, on):
             withCharacteristic(id, cid, t) { [unowned self] d, c, t in
                 guard c.properties.canSubscribe else {
@@ -199,7 +220,7 @@ public final class SimulatedWorld {
                 [m.char(s, "8EC90003-F315-4F60-9FB8-838830DAEA50", [.write, .indicate], [], userDescription: "Buttonless DFU")]
             })
         }
-        emit(t, .servicesResolved(d.id, d.gatt, mtu: 247))
+        emit(t, .servicesResolved(d.id, d.gatt, mtu: Self.mtu))
     }
 
     /// The demo iTag ends the link, as iTags do now and then (on demand: the demo's
@@ -215,8 +236,8 @@ public final class SimulatedWorld {
 
     private func advertise(_ d: SimDevice, _ t: Double) {
         // BLE adds 0-10 ms of random delay to each advertising event.
-        var random = d.link.passkey == nil ? rng : lockRandom
-        defer { if d.link.passkey == nil { rng = random } else { lockRandom = random } }
+        var random = d.random ?? rng
+        defer { if d.random == nil { rng = random } else { d.random = random } }
         schedule(t + d.advInterval + random.uniform(0, 0.01)) { [unowned self] t in self.advertise(d, t) }
         guard scanning, !d.connected, random.uniform(0, 1) < 0.85 else { return }  // some reports are missed
         let rssi: Int
@@ -230,8 +251,8 @@ public final class SimulatedWorld {
         emit(t, .advertisementReceived(AdvertisementReport(
             id: d.id, address: d.id.rawValue, name: d.name, rssi: max(-110, min(-20, rssi)),
             connectable: d.connectable, advertisement: d.advertisement)))
-        // As BlueZ's Device1 says it from the first sight on.
-        if d.bond != Bond(addressType: "public"), bondSent.insert(d.id).inserted { emit(t, .bondChanged(d.id, d.bond)) }
+        // As BlueZ's Device1 says it from the first sight on (its address type too).
+        if bondSent.insert(d.id).inserted { emit(t, .bondChanged(d.id, d.bond)) }
     }
 
     private func connect(_ id: PeripheralID, _ t: Double) {
@@ -260,7 +281,7 @@ public final class SimulatedWorld {
         at += rng.uniform(0.2, 0.5)
         schedule(at) { [unowned self] t in
             guard d.linkGeneration == gen else { return }
-            self.emit(t, .servicesResolved(id, d.gatt, mtu: 247))
+            self.emit(t, .servicesResolved(id, d.gatt, mtu: Self.mtu))
             if let after = d.link.dropAfter {
                 self.schedule(t + after) { [unowned self] t in
                     guard d.linkGeneration == gen else { return }
@@ -300,7 +321,7 @@ public final class SimulatedWorld {
         }
     }
 
-    private func startNotifying(_ d: SimDevice, _ c: SimCharacteristic, _ t: Double) {
+    func startNotifying(_ d: SimDevice, _ c: SimCharacteristic, _ t: Double) {
         let gen = c.generation
         switch c.notify {
         case .none:
@@ -325,6 +346,8 @@ public final class SimulatedWorld {
                 }
             }
             schedule(t + 0.5) { send(0, $0) }
+        case let .flood(interval):
+            flood(d, c, every: interval, from: t)
         }
     }
 

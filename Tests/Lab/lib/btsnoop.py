@@ -5,11 +5,11 @@ crashes on long captures, so the file is taken apart here.
 
 Format: a 16-byte header ("btsnoop\\0", version, datalink 2001 = Linux monitor), then records of
 original length, included length, flags (controller index << 16 | monitor opcode), drops and a
-timestamp (all big endian), each followed by its packet. Opcodes 5/6: ACL data sent/received."""
+timestamp (all big endian), each followed by its packet. Opcodes 4/5: ACL data sent/received."""
 import struct
 
 EATT_PSM = 0x0027
-ACL_TX, ACL_RX = 5, 6
+ACL_TX, ACL_RX = 4, 5   # BTSNOOP_OPCODE_ACL_TX_PKT / _RX_PKT (BlueZ src/shared/btsnoop.h)
 ATT_CID, LE_SIGNALING_CID = 0x0004, 0x0005
 NOTIFY, MULTI_NOTIFY, INDICATE = 0x1B, 0x23, 0x1D
 
@@ -108,3 +108,14 @@ def count(r, kind, att):
         while at + 4 <= len(att):   # handle, length, value
             at += 4 + struct.unpack_from('<H', att, at + 2)[0]
             r[kind] += 1
+
+
+ATT_NAMES = {0x02: 'Exchange MTU Request', 0x03: 'Exchange MTU Response', 0x0A: 'Read Request',
+             0x0C: 'Read Blob Request', 0x12: 'Write Request', 0x16: 'Prepare Write Request',
+             0x17: 'Prepare Write Response', 0x18: 'Execute Write Request', 0x19: 'Execute Write Response',
+             0x52: 'Write Command', 0x01: 'Error Response'}
+
+
+def att_sent(path, index):
+    """The ATT PDUs controller `index`'s host sent on the fixed ATT channel, in order: (opcode, pdu)."""
+    return [(p[0], p) for i, op, cid, p in l2cap_frames(path) if i == index and op == ACL_TX and cid == ATT_CID and p]

@@ -305,10 +305,13 @@ def restart_bluetoothd(sig='TERM'):
 
 # ------------------------------------------------------------------ peers with their own security manager
 # guest/bumble_peers.py: Bumble hosts on the lab's radio link ("Lab Lock JW", "Lab Lock Passkey" showing
-# PEER_PASSKEY, "Lab Lock Compare"), each serving ENC_CHAR (needs encryption) and AUTH_CHAR (needs MITM).
+# PEER_PASSKEY, "Lab Lock Compare", "Lab Lock Reject" refusing every pairing), each serving ENC_CHAR (needs
+# encryption) and AUTH_CHAR (needs MITM); "Lab Small MTU" (ATT MTU 23, no security) serves SMALL_CHAR (read,
+# write, reliable write, up to 512 bytes).
 ENC_CHAR = '6c616273-0000-4000-8000-00000000c001'
 AUTH_CHAR = '6c616273-0000-4000-8000-00000000c002'
 PEER_PASSKEY = '123456'
+SMALL_CHAR = '6c616273-0000-4000-8000-00000000d001'
 
 
 def peers_state():
@@ -430,6 +433,47 @@ def adapter_address(name, bus=None):
     return str(props.Get('org.bluez.Adapter1', 'Address'))
 
 
+def links_up(peer=None, bus=None):
+    """The device paths whose LE link between hci0 and `peer` (an address; None: every peer) is up, on
+    either side this one bluetoothd serves: hci0's dev_PEER and the peripheral adapter's dev_<hci0>."""
+    bus = bus or connect_bus()
+    central = adapter_address('hci0', bus).replace(':', '_')
+    mine = '/org/bluez/hci0/dev_' + (peer.replace(':', '_') if peer else '')
+    theirs = '/dev_' + central
+    objs = dbus.Interface(bus.get_object(BLUEZ, '/'), OM).GetManagedObjects()
+    return [str(p) for p, i in objs.items() if DEV_I in i and bool(i[DEV_I].get('Connected'))
+            and ((str(p) == mine if peer else str(p).startswith(mine))
+                 or (str(p).endswith(theirs) and not str(p).startswith('/org/bluez/hci0/')))]
+
+
+def link_down(peer=None, timeout=20.0, bus=None):
+    """Waits until the LE link between hci0 and `peer` (None: every peer) is down on BOTH sides that this
+    one bluetoothd serves (links_up): the lab's fixtures and `serve` run on the same bluetoothd as the
+    central, and the central's Connected=false can come first. A Connect made while the peripheral's side
+    still held the last link hung without the link coming up, or came up with no services resolved
+    (bluetoothd logged "already connected"), in CI and here. A lab artifact (a real peripheral is another
+    machine), so tests that connect back to back wait for it. Returns the seconds waited."""
+    bus = bus or connect_bus()
+    t0 = time.monotonic()
+    check(pump(timeout, lambda: not links_up(peer, bus)),
+          'the link to %s is down on both sides (still up: %s)' % (peer or 'every peer', links_up(peer, bus)))
+    return time.monotonic() - t0
+
+
+def links_settle(timeout=10.0):
+    """Before a command that may connect: gives a link that is going down (on either side: links_up) up to
+    `timeout` s to go, then a moment; no wait when none is up, no failure when one stays (a test may hold a
+    link on purpose). From the main thread only (pump runs GLib's loop)."""
+    import threading
+    if threading.current_thread() is not threading.main_thread() or not links_up():
+        return
+    try:
+        log('waited %.1f s for the last link to go down on both sides' % link_down(timeout=timeout))
+        pump(0.5)
+    except TestFailure as e:
+        log('(a link stays up: %s)' % e)
+
+
 def tree_row(dev, uuid, bus=None):
     """Where characteristic `uuid` of device path `dev` is in bleexplr's device tree: services in
     path (handle) order, each followed by its characteristics (j that many times from the top)."""
@@ -452,7 +496,9 @@ def bleexplr_bin():
 
 
 def bx(*args, timeout=60):
-    """Runs bleexplr on the lab's bus as the central (hci0), logging its output."""
+    """Runs bleexplr on the lab's bus as the central (hci0), logging its output; first lets a link that is
+    going down go (links_settle)."""
+    links_settle()
     cmd = [bleexplr_bin(), '--bus', bus_address(), '--adapter', 'hci0'] + list(args)
     log('$', ' '.join(cmd[1:]))
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)

@@ -11,7 +11,8 @@ Lab iTag's FFE1 (hci2), three presses with values told apart (11 22 33), recorde
   - the recording validates in shape: one notify-acquired line with that MTU, before the three values.
 With BLEEXPLR_NOTIFY=start the same presses arrive through StartNotify: no AcquireNotify line, bluetoothd's
 Notifying true and NotifyAcquired false. Then BlueZ's example server's Heart Rate Measurement (hci1, a value
-a second) the same two ways: three values each, decoded to bpm.
+a second) the same two ways: three values each, decoded to bpm. Then `serve --stream` in the guest: bluetoothd
+takes its notifications' socket (AcquireNotify on the peripheral side) and the chunks are the link's MTU - 3.
 With LAB_GUEST_RATE=1, figures (no timing asserted): notifications per second and bleexplr's CPU time
 through each path, from Lab Stream (hci3) and from `bleexplr serve --stream` run in the guest on hci7."""
 import json, os, re, sys, time
@@ -33,12 +34,11 @@ def chrc_props(bus, address, uuid):
 
 
 def link_gone(bus, addr):
-    """Between two runs: hci0's link to `addr` down as bluetoothd says it, then a moment for the kernel.
-    (On 5.82 a connect started 1.5 s after the last run ended timed out in 2 of 4 CI runs,
-    bluetoothd saying "device_add_connection() ... already connected".)"""
-    dev = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/hci0/dev_' + addr.replace(':', '_')), PROPS)
-    check(pump(20, lambda: not bool(dev.Get(DEV_I, 'Connected'))), 'the link to %s is down before the next run' % addr)
-    pump(3)
+    """Between two runs: the link to `addr` down on both sides bluetoothd serves (labkit.link_down), then
+    a moment. (On 5.82 a connect started 1.5 s after hci0's side alone said it was down timed out in 2
+    of 4 CI runs, bluetoothd saying "device_add_connection() ... already connected".)"""
+    log('link to %s down on both sides after %.1f s' % (addr, link_down(addr, bus=bus)))
+    pump(1)
 
 
 def itag(bus, fx, addr, how, record=None):
@@ -89,6 +89,39 @@ def rate(addr, char, payload, how, sender):
     log('RATE %s %-7s %5d notifications of %d bytes in %6.2f s = %4.0f notifications/s; bleexplr CPU %.2f s (%.2f ms a notification)' % (
         sender, how, msg['chunks'], len(payload) // max(1, msg['chunks'] - 1), secs, msg['chunks'] / secs if secs else 0,
         cpu, 1000 * cpu / msg['chunks']))
+
+
+def serve_through_socket(bus):
+    """`serve --stream` in the guest on hci7, its bus passing descriptors: bluetoothd takes the notifications'
+    socket (AcquireNotify on serve's side), so the chunks are that link's MTU - 3 from the first (512 at
+    MTU 517; over StartNotify only an earlier ReadValue or WriteValue can have said the MTU). The central is bleexplr in the guest
+    (AcquireNotify on its side too); the file arrives whole. Then serve with BLEEXPLR_NOTIFY=start (StartNotify)."""
+    data = bytes((i * 29 + (i >> 9)) & 0xFF for i in range(16 * 1024))
+    gpath, hpath = guest_file('socket-%d.bin' % os.getpid())
+    with open(hpath, 'wb') as f:
+        f.write(data)
+    addr = adapter_address('hci7', bus)
+    adv = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/hci7'), PROPS)
+    for how, chunk in (('socket', 512), ('start', None)):
+        env = {'BLEEXPLR_NOTIFY': 'start'} if how == 'start' else None
+        srv = GuestBackground('serve', '--stream', gpath, '--char', SERVE_CHAR, '--json', adapter='hci7', timeout=300, env=env)
+        try:
+            check(pump(60, lambda: int(adv.Get('org.bluez.LEAdvertisingManager1', 'ActiveInstances')) > 0 or not srv.alive()),
+                  'serve (%s) in the guest advertises on hci7' % how)
+            p = guest_bleexplr('notify', addr, SERVE_CHAR, '--until', 'EOM', '--json', timeout=180)
+            check(p.returncode == 0 and jsonl(p)[-1].get('hex') == data.hex(), 'serve (%s): the 16 KiB arrive whole' % how)
+        finally:
+            p = srv.stop()
+        lines = jsonl(p) if p else []
+        sub = [l for l in lines if l.get('event') == 'subscribed']
+        start = [l for l in lines if l.get('event') == 'stream-start']
+        check(len(sub) == 1 and (sub[0].get('via') == 'socket') == (how == 'socket'),
+              'serve (%s): subscribed %s: %s' % (how, 'through the socket bluetoothd acquired' if how == 'socket' else 'by StartNotify', sub))
+        if chunk:
+            check(len(start) == 1 and start[0].get('chunk') == str(chunk), 'serve (%s): chunks of %d bytes (%s)' % (how, chunk, start))
+        else:   # the MTU of a ReadValue before the subscription (the central reads 0x2901), or 20
+            log('serve (%s): chunks of %s bytes' % (how, start and start[0].get('chunk')))
+        link_gone(bus, addr)
 
 
 def rates(bus, fx, stream):
@@ -152,6 +185,9 @@ def test():
     heart_rate(hr, 'acquire')
     link_gone(bus, hr)
     heart_rate(hr, 'start')
+
+    link_gone(bus, hr)
+    serve_through_socket(bus)
 
     if os.environ.get('LAB_GUEST_RATE') == '1':
         rates(bus, fx, stream)
