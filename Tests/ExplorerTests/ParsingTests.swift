@@ -95,4 +95,19 @@ struct ParsingTests {
         #expect(formatFixed(-1.5, 1) == "-1.5")
         #expect(Timestamp(1_780_000_000.123).iso8601 == "2026-05-28T20:26:40.123Z")
     }
+
+    /// Timestamps come from recordings too: any year, before 1970, a millisecond that rounds up.
+    @Test func timestampsOfAnyYearAndHex() {
+        #expect(Timestamp(0).iso8601 == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp(-1.5).iso8601 == "1969-12-31T23:59:58.500Z")
+        #expect(Timestamp(1_780_000_000.9996).iso8601 == "2026-05-28T20:26:41.000Z")
+        #expect(Timestamp(253_402_300_800).iso8601 == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp(1_780_000_000.007).clockTime == "20:26:40.007")
+        var b = Bytes()
+        b.appendDecimal(7, width: 3); b.appendDecimal(12345, width: 2); b.appendDecimal(-4, width: 2); b.appendDecimal(0, width: 1)
+        #expect(String(decoding: b, as: UTF8.self) == "00712345-40")
+        #expect(hex([]) == "" && hex([0x00, 0xAB, 0xFF]) == "00 ab ff" && hex([0x0F, 0xF0], separator: "") == "0ff0")
+        #expect(hex([0x01, 0x02], separator: " · ") == "01 · 02")
+        #expect(hex(Array(repeating: UInt8(0x5A), count: 600), separator: "").count == 1200)
+    }
 }

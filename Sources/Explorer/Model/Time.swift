@@ -30,14 +30,32 @@ public struct Timestamp: Hashable, Comparable, Sendable {
     /// `2026-11-30T20:31:02.123Z`
     public var iso8601: String {
         let (t, ms) = parts()
-        return "\(pad(Int(t.tm_year) + 1900, 4))-\(pad(Int(t.tm_mon) + 1))-\(pad(Int(t.tm_mday)))T"
-            + "\(pad(Int(t.tm_hour))):\(pad(Int(t.tm_min))):\(pad(Int(t.tm_sec))).\(pad(ms, 3))Z"
+        // Bytes, then one String: every printed and recorded line has a timestamp, and
+        // interpolating padded pieces was 12 % of a recorded notification (perf).
+        var b = Bytes()
+        b.reserveCapacity(24)
+        b.appendDecimal(Int(t.tm_year) + 1900, width: 4); b.append(0x2D)   // -
+        b.appendDecimal(Int(t.tm_mon) + 1, width: 2); b.append(0x2D)
+        b.appendDecimal(Int(t.tm_mday), width: 2); b.append(0x54)          // T
+        Self.appendClock(&b, t, ms)
+        b.append(0x5A)                                                     // Z
+        return String(decoding: b, as: UTF8.self)
     }
 
     /// `20:31:02.123` (UTC), for history columns.
     public var clockTime: String {
         let (t, ms) = parts()
-        return "\(pad(Int(t.tm_hour))):\(pad(Int(t.tm_min))):\(pad(Int(t.tm_sec))).\(pad(ms, 3))"
+        var b = Bytes()
+        b.reserveCapacity(12)
+        Self.appendClock(&b, t, ms)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    private static func appendClock(_ b: inout Bytes, _ t: tm, _ ms: Int) {
+        b.appendDecimal(Int(t.tm_hour), width: 2); b.append(0x3A)          // :
+        b.appendDecimal(Int(t.tm_min), width: 2); b.append(0x3A)
+        b.appendDecimal(Int(t.tm_sec), width: 2); b.append(0x2E)           // .
+        b.appendDecimal(ms, width: 3)
     }
 
     /// `20261130-203102`, for default file names.
@@ -45,6 +63,20 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         let (t, _) = parts()
         return "\(pad(Int(t.tm_year) + 1900, 4))\(pad(Int(t.tm_mon) + 1))\(pad(Int(t.tm_mday)))-"
             + "\(pad(Int(t.tm_hour)))\(pad(Int(t.tm_min)))\(pad(Int(t.tm_sec)))"
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// `v` in decimal ASCII, zero-padded to `width` digits (a wider or negative value whole).
+    mutating func appendDecimal(_ v: Int, width: Int) {
+        var digits = width, limit = 1
+        while digits > 0 { limit *= 10; digits -= 1 }
+        guard v >= 0, v < limit else { append(contentsOf: String(v).utf8); return }
+        var unit = limit / 10
+        while unit > 0 {
+            append(0x30 + UInt8(v / unit % 10))
+            unit /= 10
+        }
     }
 }
 
