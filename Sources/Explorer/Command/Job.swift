@@ -187,3 +187,47 @@ public struct JobState: Equatable, Sendable {
     /// `scan` without `--duration`.
     var isLiveScan: Bool { job == .scan(duration: nil) }
 }
+
+extension JobState {
+    /// read, write, notify: an operation timer runs while the operation is under way.
+    var hasOperationTimer: Bool {
+        switch job {
+        case .read, .write, .writeStream, .notify, .readDescriptor, .writeDescriptor: return true
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
+        }
+    }
+
+    /// "read", "write", "descriptor read", "descriptor write", as failures begin.
+    var operationName: String {
+        switch job {
+        case .write, .writeStream: return "write"
+        case .readDescriptor: return "descriptor read"
+        case .writeDescriptor: return "descriptor write"
+        case .read, .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return "read"
+        }
+    }
+
+    /// read, write, and their descriptor kinds: one answer ends the work.
+    var awaitsOneAnswer: Bool {
+        switch job {
+        case .read, .write, .readDescriptor, .writeDescriptor: return true
+        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify, .writeStream: return false
+        }
+    }
+
+    /// Not leaving, not done.
+    var isActive: Bool {
+        switch phase {
+        case .finding, .connecting, .working: return true
+        case .leaving, .done: return false
+        }
+    }
+}
+
+extension ConnectionState {
+    /// Asked for, not up yet.
+    var isConnecting: Bool {
+        if case .connecting = self { return true }
+        return false
+    }
+}

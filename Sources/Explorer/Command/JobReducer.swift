@@ -2,6 +2,8 @@
 /// shows (the peripheral, its connection, its descriptors), connects through the same
 /// `ConnectionReducer`, and answers with effects: backend commands, timers, what to
 /// print (`CommandOutput`) and when to finish. Pure: the clock is the actions' time.
+/// Its parts: JobPairing (pair, pairing on demand), JobNotifications (notify, --until's
+/// stream), WriteStreamReducer (write --file).
 enum JobReducer {
     static let findTimeout = 20.0, connectTimeout = 45.0, watchLinkTimeout = 20.0, operationTimeout = 15.0, lingerTimeout = 3.0, pairTimeout = 90.0
     /// How long a read or write whose link went down waits for bluetoothd's answer to it.
@@ -231,50 +233,6 @@ enum JobReducer {
         return [.cancelTimer(.find), .backend(.stopScan)] + connect(&s, &job)
     }
 
-    /// `pair`: Device1.Pair connects by itself; pairing can wait on the other device's user.
-    static func pair(_ s: inout AppState, _ job: inout JobState, _ id: PeripheralID) -> [Effect] {
-        job.phase = .working
-        if s.peripherals[id]?.bond.paired == true {
-            return [.output(.warning("\(id) is already paired"))] + leave(&s, &job, exitCode: 0)
-        }
-        s.pairing = id
-        return [.backend(.pair(id)), .startTimer(.operation, after: pairTimeout)]
-    }
-
-    /// The operation was refused for want of encryption and the app's reducer started pairing.
-    static func pairingOnDemand(_ s: AppState, _ job: inout JobState, _ what: String) -> [Effect] {
-        job.pairingOnDemand = true
-        let who = job.job.address ?? job.target?.rawValue ?? ""
-        let said = Effect.output(.warning("\(who) refused \(what) for want of encryption: pairing…"))
-        if case .watch = job.job { return [said] }
-        return [said, .startTimer(.operation, after: pairTimeout)]
-    }
-
-    /// bluetoothd raised the link's security for the operation under way (a read of a
-    /// characteristic that needs encryption) and asked our agent, which refused (`--confirm
-    /// no`, or no terminal to ask on): bluetoothd 5.66 then never answers the operation (NoReply
-    /// after a minute), so the command ends now, saying why. (A pairing we started for a
-    /// refused operation ends by itself, with Device1.Pair's error.)
-    static func pairingRefused(_ s: inout AppState, _ job: inout JobState, _ action: Action, _ effects: [Effect]) -> [Effect] {
-        guard case let .backend(.agentRequested(r), _) = action, r.device == job.target, job.phase == .working,
-              let aid = job.descriptor ?? job.characteristic, let op = s.operations[aid], !op.waitingForPairing else { return [] }
-        for case let .backend(.answerAgent(id, .reject(why))) in effects where id == r.id {
-            let what = (op.isDescriptor ? "descriptor " : "") + op.verb.lowercased()
-            return fail(&s, &job, "\(what) failed: bluetoothd asked to pair for it, and the request was rejected: \(why)")
-        }
-        return []
-    }
-
-    /// Pairing for a refused operation ended: the app's reducer sent it again, or it failed.
-    static func pairedOnDemand(_ s: inout AppState, _ job: inout JobState, _ id: PeripheralID, _ error: BackendError?) -> [Effect] {
-        guard job.pairingOnDemand else { return [] }
-        job.pairingOnDemand = false
-        // watch too: a pairing that fails now would fail again at every reconnection.
-        if let error { return fail(&s, &job, "pairing with \(id) failed: \(error)") }
-        let said = Effect.output(.warning("paired with \(id); sent again"))
-        return job.hasOperationTimer ? [said, .startTimer(.operation, after: operationTimeout)] : [said]
-    }
-
     static func connect(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
         guard let id = job.target, let p = s.peripherals[id] else { return [] }
         job.phase = .connecting
@@ -349,93 +307,6 @@ enum JobReducer {
             break
         }
         return effects
-    }
-
-    static func notified(_ s: inout AppState, _ job: inout JobState, _ bytes: Bytes, at: Timestamp) -> [Effect] {
-        switch job.job {
-        case let .notify(_, _, _, _, until?):
-            return chunk(&s, &job, until, bytes, at: at)
-        case let .notify(_, _, count, _, nil):
-            job.notifications += 1
-            var report = valueReport(s, job, bytes, at: at, origin: .notify)
-            report?.mtu = linkMTU(s, job)
-            var effects = report.map { [Effect.output(.value($0))] } ?? []
-            if let count, job.notifications >= count { effects += leave(&s, &job, exitCode: 0) }
-            return effects
-        case let .watch(address, _, debounce):
-            // A wall clock that stepped back (NTP) does not hold the hook back.
-            if debounce > 0, let last = job.lastFired, at - last >= 0, at - last < debounce { return [] }
-            job.lastFired = at
-            guard let cid = job.characteristic, let id = job.target, let (_, c) = s.peripherals[id]?.characteristic(cid) else { return [] }
-            return [.fireHook(cid, s.firedEvent(at: at, address: address, c, bytes))]
-        default:
-            return []
-        }
-    }
-
-    /// A chunk of `notify --until`'s message. A seq stream is whole when its last frame and
-    /// every one before it came; a plain one when its marker came, and then it waits a moment
-    /// (`settleTime`): a chunk after the marker, or a short chunk before the end, means the
-    /// chunks came out of order and the message is wrong: it is not written.
-    static func chunk(_ s: inout AppState, _ job: inout JobState, _ end: StreamEnd, _ bytes: Bytes, at: Timestamp) -> [Effect] {
-        if job.settling != nil {
-            job.late += 1
-            return []
-        }
-        if job.assembly == nil {
-            let c = job.target.flatMap { id in job.characteristic.flatMap { s.peripherals[id]?.characteristic($0)?.1 } }
-            let framing = end.framing ?? StreamFraming.announced(in: c.flatMap(s.userDescription)) ?? .plain
-            job.assembly = StreamAssembly(marker: end.marker, framing: framing, maxMessage: messageLimit)
-        }
-        guard var a = job.assembly else { return [] }
-        let done = a.add(bytes, at: at)
-        job.assembly = a
-        job.notifications += 1
-        if a.overflowed > 0 { return fail(&s, &job, "no \(hex(end.marker, separator: "")) marker after 256 MB") }
-        guard let m = done else { return [] }
-        if a.framing == .plain {
-            if job.eatt == true {
-                return outOfOrder(&s, &job, "EATT is on for this link (our bluetoothd told the peer so in its Client "
-                                  + "Supported Features), and over EATT bearers plain chunks can arrive out of place without a sign")
-            }
-            if m.outOfPlace > 0 { return outOfOrder(&s, &job, "\(m.outOfPlace) chunk(s) shorter than the others came before the end") }
-            job.settling = m
-            return [.startTimer(.settle, after: settleTime)]
-        }
-        return report(&s, &job, m)
-    }
-
-    /// Client Supported Features (0x2B29): what our bluetoothd told the peer's GATT server it
-    /// does; bit 1 is EATT. BlueZ sets it when its own EATT is on (5.66 in the lab: 0x07 with
-    /// `Channels = 3`, 0x05 with `Channels = 1`), and opens the extra bearers if the peer
-    /// has EATT too. Over those bearers a plain stream came with chunks swapped among
-    /// equal-sized ones, which no check on the data can see, so notify --until writes no plain
-    /// file where the bit is set; a peer without EATT is refused all the same (the bit cannot
-    /// tell), and `--framing seq` is the way out.
-    static let clientFeaturesUUID: BLEUUID = "2B29"
-    static let eattBit: UInt8 = 0x02
-
-    /// How long a plain message waits after its marker for chunks that would show it was
-    /// reordered. EATT's bearers reorder by a few notifications, milliseconds apart.
-    static let settleTime = 0.5
-
-    static func settled(_ s: inout AppState, _ job: inout JobState) -> [Effect] {
-        guard let m = job.settling else { return [] }
-        if job.late > 0 { return outOfOrder(&s, &job, "\(job.late) chunk(s) came after the end marker") }
-        return report(&s, &job, m)
-    }
-
-    static func outOfOrder(_ s: inout AppState, _ job: inout JobState, _ what: String) -> [Effect] {
-        fail(&s, &job, "the stream came out of order (\(what)): the message is not whole and was not written. "
-             + "Plain chunks are safe on one ATT bearer only; with EATT use --framing seq on both ends (docs/serve.md)")
-    }
-
-    static func report(_ s: inout AppState, _ job: inout JobState, _ m: StreamAssembly.Message) -> [Effect] {
-        guard case let .notify(address, uuid, _, _, _) = job.job, let framing = job.assembly?.framing else { return [] }
-        var report = MessageReport(address: address, uuid: uuid, bytes: m.bytes, chunks: m.chunks,
-                                   seconds: max(0.001, m.at - (m.startedAt ?? m.at)), framing: framing, reordered: m.reordered)
-        report.mtu = linkMTU(s, job)
-        return [.cancelTimer(.settle), .output(.message(report))] + leave(&s, &job, exitCode: 0)
     }
 
     // MARK: Timers, leaving
@@ -586,49 +457,5 @@ enum JobReducer {
             .output(.warning("beacon \(address) is heard without an RSSI (the controller reports none, or the "
                              + "kernel drops its reports under --rssi-floor): it cannot bring a region in"))
         }
-    }
-}
-
-extension JobState {
-    /// read, write, notify: an operation timer runs while the operation is under way.
-    var hasOperationTimer: Bool {
-        switch job {
-        case .read, .write, .writeStream, .notify, .readDescriptor, .writeDescriptor: return true
-        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each: return false
-        }
-    }
-
-    /// "read", "write", "descriptor read", "descriptor write", as failures begin.
-    var operationName: String {
-        switch job {
-        case .write, .writeStream: return "write"
-        case .readDescriptor: return "descriptor read"
-        case .writeDescriptor: return "descriptor write"
-        case .read, .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify: return "read"
-        }
-    }
-
-    /// read, write, and their descriptor kinds: one answer ends the work.
-    var awaitsOneAnswer: Bool {
-        switch job {
-        case .read, .write, .readDescriptor, .writeDescriptor: return true
-        case .scan, .services, .monitor, .scanUntilNamed, .pair, .forget, .watch, .each, .notify, .writeStream: return false
-        }
-    }
-
-    /// Not leaving, not done.
-    var isActive: Bool {
-        switch phase {
-        case .finding, .connecting, .working: return true
-        case .leaving, .done: return false
-        }
-    }
-}
-
-extension ConnectionState {
-    /// Asked for, not up yet.
-    var isConnecting: Bool {
-        if case .connecting = self { return true }
-        return false
     }
 }
