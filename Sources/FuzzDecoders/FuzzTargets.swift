@@ -53,7 +53,7 @@ enum FuzzTarget: String, CaseIterable {
         case .recording:
             guard let r = try? Recording.parse(text) else { return [] }
             // The screen drawn under libFuzzer: the sum of the bytes, so any mutation may change it.
-            var out = FuzzScreens.texts(r.events.map { $0.event }, pick: b.reduce(0, &+))
+            let out = FuzzScreens.texts(r.events.map { $0.event }, pick: b.reduce(0, &+))
             let state = AppState(now: Timestamp(0))
             for (at, e) in r.events.prefix(50) {
                 // Written back as a recording line, it reads back (JSON escapes what it must).
