@@ -35,6 +35,7 @@ counted from a btmon capture of each run (ATT notifications, Multiple Handle Val
 split, and Write Commands, into hci0 / the peripheral's adapter). Rounds alternate the order of the consumers."""
 import fcntl, json, os, queue, re, signal, socket, struct, subprocess, sys, threading, time
 import dbus
+from btsnoop import ACL_TX, ACL_RX, ATT_CID, NOTIFY, MULTI_NOTIFY, l2cap_frames, notified_values   # Tests/Lab/lib, copied beside it
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BLUEZ, PROPS, OM = 'org.bluez', 'org.freedesktop.DBus.Properties', 'org.freedesktop.DBus.ObjectManager'
@@ -162,8 +163,7 @@ class Sampler:
 
 
 # ------------------------------------------------------------------ what the link carried: a btmon capture
-ACL_TX, ACL_RX = 4, 5   # btsnoop's monitor opcodes (BlueZ src/shared/btsnoop.h)
-NOTIFY, MULTI_NOTIFY, WRITE_CMD = 0x1B, 0x23, 0x52
+WRITE_CMD = 0x52
 
 
 def capture_start(name):
@@ -191,54 +191,21 @@ def capture_stop(p):
 def att_pdus(path, index, op):
     """(seconds, ATT PDU) of every whole L2CAP frame on the ATT channel that controller `index` sent
     (op ACL_TX, fragments put together) or got (ACL_RX), from a btmon capture (btsnoop, monitor format)."""
-    with open(path, 'rb') as f:
-        data = f.read()
-    at, partial, out = 16, {}, []
-    while at + 24 <= len(data):
-        _, incl, flags, _, ts = struct.unpack_from('>IIIIq', data, at)
-        at += 24
-        pkt = data[at:at + incl]
-        at += incl
-        if flags >> 16 != index or flags & 0xFFFF != op or len(pkt) < 4:
-            continue
-        hf = struct.unpack_from('<H', pkt)[0]
-        handle, pb, body = hf & 0x0FFF, (hf >> 12) & 0x3, pkt[4:]
-        if pb == 0x1:
-            if handle not in partial:
-                continue
-            partial[handle] += body
-        else:
-            partial[handle] = body
-        buf = partial[handle]
-        if len(buf) >= 4:
-            n, cid = struct.unpack_from('<HH', buf)
-            if len(buf) >= 4 + n:
-                del partial[handle]
-                if cid == 0x0004:
-                    out.append((ts / 1e6, buf[4:4 + n]))
-    return out
+    return [(ts, p) for i, o, cid, p, ts in l2cap_frames(path) if i == index and o == op and cid == ATT_CID]
 
 
-def values(pdus, kinds):
+def values(pdus, kind):
     """(seconds, value) of each notification (a Multiple Handle Value Notification is several) or Write Command."""
     for ts, p in pdus:
-        if p[0] == NOTIFY and NOTIFY in kinds:
-            yield ts, p[3:]
-        elif p[0] == MULTI_NOTIFY and NOTIFY in kinds:
-            i = 1
-            while i + 4 <= len(p):
-                n = struct.unpack_from('<H', p, i + 2)[0]
-                yield ts, p[i + 4:i + 4 + n]
-                i += 4 + n
-        elif p[0] == WRITE_CMD and WRITE_CMD in kinds:
-            yield ts, p[3:]
+        for v in (notified_values(p) if kind == NOTIFY else [p[3:]] if p[0] == WRITE_CMD else []):
+            yield ts, v
 
 
 def carried(path, index, op, kind):
     """What the link carried, from the capture: data values (the EOM marker left out), PDUs, first and last."""
     pdus = att_pdus(path, index, op)
     mine = [p for p in pdus if p[1][0] in ((NOTIFY, MULTI_NOTIFY) if kind == NOTIFY else (WRITE_CMD,))]
-    vals = [(ts, v) for ts, v in values(mine, (kind,)) if v != b'EOM']
+    vals = [(ts, v) for ts, v in values(mine, kind) if v != b'EOM']
     if not vals:
         return {'values': 0, 'pdus': len(mine)}
     return {'values': len(vals), 'pdus': len(mine), 'seconds': vals[-1][0] - vals[0][0],

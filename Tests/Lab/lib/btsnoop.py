@@ -15,23 +15,25 @@ NOTIFY, MULTI_NOTIFY, INDICATE = 0x1B, 0x23, 0x1D
 
 
 def records(path):
-    """(controller index, opcode, packet) for every record of the capture."""
+    """(controller index, opcode, seconds, packet) for every record of the capture (seconds from
+    the capture's timestamp in microseconds)."""
     with open(path, 'rb') as f:
         data = f.read()
     if data[:8] != b'btsnoop\0':
         raise ValueError('%s is not a btsnoop file' % path)
     at = 16
     while at + 24 <= len(data):
-        _, incl, flags, _, _ = struct.unpack_from('>IIIIq', data, at)
+        _, incl, flags, _, ts = struct.unpack_from('>IIIIq', data, at)
         at += 24
-        yield flags >> 16, flags & 0xFFFF, data[at:at + incl]
+        yield flags >> 16, flags & 0xFFFF, ts / 1e6, data[at:at + incl]
         at += incl
 
 
 def l2cap_frames(path):
-    """(index, opcode, cid, payload) of every whole L2CAP frame, ACL fragments put together."""
+    """(index, opcode, cid, payload, seconds) of every whole L2CAP frame, ACL fragments put
+    together (seconds: its last fragment's)."""
     partial = {}
-    for index, op, pkt in records(path):
+    for index, op, ts, pkt in records(path):
         if op not in (ACL_TX, ACL_RX) or len(pkt) < 4:
             continue
         hf, _ = struct.unpack_from('<HH', pkt)
@@ -48,7 +50,7 @@ def l2cap_frames(path):
             n, cid = struct.unpack_from('<HH', buf)
             if len(buf) >= 4 + n:
                 del partial[key]
-                yield index, op, cid, buf[4:4 + n]
+                yield index, op, cid, buf[4:4 + n], ts
 
 
 def eatt_report(path):
@@ -59,7 +61,7 @@ def eatt_report(path):
     r = {'requests': 0, 'accepted': 0, 'channels': set(), 'fixed': 0, 'eatt': 0, 'multiple': 0, 'signaling': []}
     eatt_idents = set()
     sdu = {}   # (index, cid) -> [bytes so far, SDU length]
-    for index, op, cid, p in l2cap_frames(path):
+    for index, op, cid, p, _ in l2cap_frames(path):
         if op != ACL_TX:
             continue
         if cid == LE_SIGNALING_CID and len(p) >= 4:
@@ -100,14 +102,24 @@ def count(r, kind, att):
     """Adds an ATT PDU's notifications (one, or the values of a Multiple Handle Value Notification)."""
     if not att:
         return
-    if att[0] in (NOTIFY, INDICATE):
-        r[kind] += 1
-    elif att[0] == MULTI_NOTIFY:
+    if att[0] == MULTI_NOTIFY:
         r['multiple'] += 1
-        at = 1
-        while at + 4 <= len(att):   # handle, length, value
-            at += 4 + struct.unpack_from('<H', att, at + 2)[0]
-            r[kind] += 1
+    r[kind] += len(notified_values(att))
+
+
+def notified_values(att):
+    """The values an ATT PDU notifies or indicates: its one, or each of a Multiple Handle Value
+    Notification's; none for any other PDU."""
+    if not att:
+        return []
+    if att[0] in (NOTIFY, INDICATE):
+        return [att[3:]]
+    values, at = [], 1
+    while att[0] == MULTI_NOTIFY and at + 4 <= len(att):   # handle, length, value
+        n = struct.unpack_from('<H', att, at + 2)[0]
+        values.append(att[at + 4:at + 4 + n])
+        at += 4 + n
+    return values
 
 
 ATT_NAMES = {0x02: 'Exchange MTU Request', 0x03: 'Exchange MTU Response', 0x0A: 'Read Request',
@@ -118,4 +130,4 @@ ATT_NAMES = {0x02: 'Exchange MTU Request', 0x03: 'Exchange MTU Response', 0x0A: 
 
 def att_sent(path, index):
     """The ATT PDUs controller `index`'s host sent on the fixed ATT channel, in order: (opcode, pdu)."""
-    return [(p[0], p) for i, op, cid, p in l2cap_frames(path) if i == index and op == ACL_TX and cid == ATT_CID and p]
+    return [(p[0], p) for i, op, cid, p, _ in l2cap_frames(path) if i == index and op == ACL_TX and cid == ATT_CID and p]
