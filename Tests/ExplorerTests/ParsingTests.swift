@@ -103,6 +103,7 @@ struct ParsingTests {
         #expect(Timestamp(1_780_000_000.9996).iso8601 == "2026-05-28T20:26:41.000Z")
         #expect(Timestamp(253_402_300_800).iso8601 == "10000-01-01T00:00:00.000Z")
         #expect(Timestamp(1_780_000_000.007).clockTime == "20:26:40.007")
+        #expect(Timestamp(1_780_000_000.007).compact == "20260528-202640")
         var b = Bytes()
         b.appendDecimal(7, width: 3); b.appendDecimal(12345, width: 2); b.appendDecimal(-4, width: 2); b.appendDecimal(0, width: 1)
         #expect(String(decoding: b, as: UTF8.self) == "00712345-40")

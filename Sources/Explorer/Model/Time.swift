@@ -61,8 +61,15 @@ public struct Timestamp: Hashable, Comparable, Sendable {
     /// `20261130-203102`, for default file names.
     public var compact: String {
         let (t, _) = parts()
-        return "\(pad(Int(t.tm_year) + 1900, 4))\(pad(Int(t.tm_mon) + 1))\(pad(Int(t.tm_mday)))-"
-            + "\(pad(Int(t.tm_hour)))\(pad(Int(t.tm_min)))\(pad(Int(t.tm_sec)))"
+        var b = Bytes()
+        b.reserveCapacity(15)
+        b.appendDecimal(Int(t.tm_year) + 1900, width: 4)
+        b.appendDecimal(Int(t.tm_mon) + 1, width: 2)
+        b.appendDecimal(Int(t.tm_mday), width: 2); b.append(0x2D)          // -
+        b.appendDecimal(Int(t.tm_hour), width: 2)
+        b.appendDecimal(Int(t.tm_min), width: 2)
+        b.appendDecimal(Int(t.tm_sec), width: 2)
+        return String(decoding: b, as: UTF8.self)
     }
 }
 
@@ -78,11 +85,6 @@ extension Array where Element == UInt8 {
             unit /= 10
         }
     }
-}
-
-private func pad(_ v: Int, _ width: Int = 2) -> String {
-    let s = String(v)
-    return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
 }
 
 /// Monotonic seconds, for timers and deadlines (never goes back).
