@@ -463,7 +463,9 @@ def link_down(peer=None, timeout=20.0, bus=None):
 def links_settle(timeout=10.0):
     """Before a command that may connect: gives a link that is going down (on either side: links_up) up to
     `timeout` s to go, then a moment; no wait when none is up, no failure when one stays (a test may hold a
-    link on purpose). From the main thread only (pump runs GLib's loop)."""
+    link on purpose). From the main thread only (pump runs GLib's loop). Before bleexplr on the host (bx) and
+    in the guest (guest_bleexplr, GuestBackground): in CI (2026-12-06) the in-guest test's first connect, to
+    the iTag 2 s after the headless test's last command had left it, timed out with "the link never came up"."""
     import threading
     if threading.current_thread() is not threading.main_thread() or not links_up():
         return
@@ -520,6 +522,7 @@ def guest_bleexplr(*args, timeout=120, env=None, times=False, adapter='hci0', pi
     a library the guest lacks is status 127 with its name on stderr. times: a last stderr line
     `lab-guest-times: user 0m1.23s sys 0m0.45s`, bleexplr's CPU time in the guest. GuestBackground: the same,
     running while the test goes on."""
+    links_settle()      # as bx: the guest's central is the same bluetoothd's hci0
     cmd = [_lab_sh_path(), 'guest-bleexplr'] + ['%s=%s' % kv for kv in (env or {}).items()] + ['--adapter', adapter] + list(args)
     log('$ (in the guest)', ' '.join(cmd[2:]))
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 90,
@@ -536,6 +539,7 @@ class GuestBackground:
 
     def __init__(self, *args, timeout=300, **kw):
         import threading
+        links_settle()  # here, on the main thread (guest_bleexplr's own call is skipped on the thread below)
         self.name, self.out = 'bg-%d-%d' % (os.getpid(), id(self) % 100000), {}
         self.th = threading.Thread(target=lambda: self.out.setdefault(
             'p', guest_bleexplr(*args, timeout=timeout, pidfile=self.name, **kw)), daemon=True)
