@@ -13,6 +13,8 @@ struct AcquiredNotifications {
     struct Socket {
         var fd: Int32
         var watch: EventLoop.WatchID
+        /// While values are coming (`rest`): when the socket is read next; its watch is off.
+        var resting: EventLoop.TimerID?
     }
     /// By characteristic path.
     var sockets: [String: Socket] = [:]
@@ -22,6 +24,17 @@ struct AcquiredNotifications {
     static let readSize = 1024
     /// Values read from one socket per turn of the loop, so that a flood leaves keys live.
     static let perTurn = 64
+    /// After a read that found values, the socket is read again this much later, not at its
+    /// next value: in a flood the values wait in the socket (bluetoothd's end holds about
+    /// 200 KB) and several come to one wake-up of the app, each stamped with the time the
+    /// kernel queued it (SO_TIMESTAMPNS), not the time it was read. A value after a quiet
+    /// moment is read at once; in a flood one is at most this late, below a frame (33 ms).
+    /// In the lab (`make bench-link`, 550 notifications a second) one wake-up a notification
+    /// was most of the CPU a notification cost (docs/bench.md).
+    static let rest = 0.008
+    /// SO_TIMESTAMPNS and its control message SCM_TIMESTAMPNS (asm-generic/socket.h: the
+    /// same on x86-64 and arm64; glibc's macro for it does not reach Swift).
+    static let timestampOption: Int32 = 35
 }
 
 extension BlueZBackend {
@@ -43,42 +56,95 @@ extension BlueZBackend {
                   let mtu = args[1].int, let loop = self.loop else { return startNotify() }
             let raw = fd.take()
             _ = fcntl(raw, F_SETFL, fcntl(raw, F_GETFL) | O_NONBLOCK)
+            var on: Int32 = 1
+            _ = setsockopt(raw, SOL_SOCKET, AcquiredNotifications.timestampOption, &on, socklen_t(MemoryLayout<Int32>.size))
             self.releaseAcquired(cid.path)   // a second subscription replaces the first
             let watch = loop.addWatch(fd: raw, events: Int16(POLLIN)) { [weak self] revents in
                 self?.acquiredReadable(cid, revents)
             }
-            self.acquired.sockets[cid.path] = .init(fd: raw, watch: watch)
+            self.acquired.sockets[cid.path] = .init(fd: raw, watch: watch, resting: nil)
             self.subscribed.insert(cid.path)
             self.send(.notificationsAcquired(cid, mtu: mtu))
             self.send(.notifyChanged(cid, enabled: true, nil))
         }
     }
 
-    /// Reads what the socket holds (a bounded number per turn); at its end (bluetoothd
-    /// closed it: the link dropped, or it stopped the notifications), lets it go.
+    /// The socket is readable (or at its end): reads what it holds (a bounded number per
+    /// turn); when that was something, rests (`AcquiredNotifications.rest`) with its watch
+    /// off, and reads again when the rest is over; when it was nothing, waits on the watch.
+    /// At its end (bluetoothd closed it: the link dropped, or it stopped the notifications),
+    /// lets it go.
     func acquiredReadable(_ cid: CharacteristicID, _ revents: Int16) {
-        guard let socket = acquired.sockets[cid.path] else { return }
-        var buffer = [UInt8](repeating: 0, count: AcquiredNotifications.readSize)
-        for _ in 0..<AcquiredNotifications.perTurn {
-            let n = buffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                send(.valueNotified(cid, Array(buffer[0..<n])))
-                continue
-            }
-            if n < 0 && (errno == EAGAIN || errno == EINTR) {
-                if revents & Int16(POLLHUP | POLLERR) == 0 { return }
-            }
-            break   // 0: closed by bluetoothd; an error other than EAGAIN; or hung up, drained
+        guard let socket = acquired.sockets[cid.path], let loop else { return }
+        let (read, open) = readAcquired(cid, socket.fd)
+        guard open, revents & Int16(POLLHUP | POLLERR) == 0 || read == AcquiredNotifications.perTurn else {
+            return closedByBlueZ(cid)
         }
-        if revents & Int16(POLLHUP | POLLERR) == 0, recvReady(socket.fd) { return }
-        closedByBlueZ(cid)
+        if read == 0 {
+            loop.setWatch(socket.watch, enabled: true)
+            return
+        }
+        loop.setWatch(socket.watch, enabled: false)
+        let after = read == AcquiredNotifications.perTurn ? 0 : AcquiredNotifications.rest
+        acquired.sockets[cid.path]?.resting = loop.schedule(after: after) { [weak self] in
+            guard let self, self.acquired.sockets[cid.path]?.resting != nil else { return }
+            self.acquired.sockets[cid.path]?.resting = nil
+            self.acquiredReadable(cid, 0)
+        }
     }
 
-    /// More to read next turn (the per-turn budget ran out), not a socket at its end.
-    private func recvReady(_ fd: Int32) -> Bool {
-        var one: UInt8 = 0
-        let n = recv(fd, &one, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        return n > 0
+    /// Up to `perTurn` values from the socket, each sent with the time the kernel queued it;
+    /// how many, and whether the socket is still open (false: bluetoothd closed it, or an
+    /// error other than EAGAIN).
+    private func readAcquired(_ cid: CharacteristicID, _ fd: Int32) -> (read: Int, open: Bool) {
+        var buffer = [UInt8](repeating: 0, count: AcquiredNotifications.readSize)
+        // One control message: a cmsghdr (16 bytes) and a timespec (16), with room to spare.
+        var control = [UInt64](repeating: 0, count: 8)
+        var readTime: Timestamp?
+        for i in 0..<AcquiredNotifications.perTurn {
+            var (n, stamp) = (0, Timestamp?.none)
+            buffer.withUnsafeMutableBytes { data in
+                control.withUnsafeMutableBytes { ctl in
+                    var iov = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                    withUnsafeMutablePointer(to: &iov) { iovp in
+                        var msg = msghdr()
+                        msg.msg_iov = iovp
+                        msg.msg_iovlen = 1
+                        msg.msg_control = ctl.baseAddress
+                        msg.msg_controllen = ctl.count
+                        n = recvmsg(fd, &msg, 0)
+                        if n > 0 { stamp = Self.kernelTime(ctl, length: Int(msg.msg_controllen)) }
+                    }
+                }
+            }
+            if n > 0 {
+                let at = stamp ?? readTime ?? Timestamp.now()
+                if stamp == nil { readTime = at }
+                send(.valueNotified(cid, Array(buffer[0..<n])), at: at)
+                continue
+            }
+            return (i, n < 0 && (errno == EAGAIN || errno == EINTR))
+        }
+        return (AcquiredNotifications.perTurn, true)
+    }
+
+    /// SCM_TIMESTAMPNS's time in the control messages of one recvmsg (nil: none there).
+    static func kernelTime(_ control: UnsafeMutableRawBufferPointer, length: Int) -> Timestamp? {
+        let header = 16   // CMSG_ALIGN(sizeof(struct cmsghdr)) on 64-bit Linux
+        var offset = 0
+        while offset + header <= length {
+            let size = control.load(fromByteOffset: offset, as: Int.self)
+            let level = control.load(fromByteOffset: offset + 8, as: Int32.self)
+            let type = control.load(fromByteOffset: offset + 12, as: Int32.self)
+            guard size >= header, offset + size <= length else { return nil }
+            if level == SOL_SOCKET, type == AcquiredNotifications.timestampOption, size >= header + 16 {
+                let sec = control.load(fromByteOffset: offset + header, as: Int.self)
+                let nsec = control.load(fromByteOffset: offset + header + 8, as: Int.self)
+                return sec > 0 ? Timestamp(Double(sec) + Double(nsec) / 1e9) : nil
+            }
+            offset += (size + 7) & ~7
+        }
+        return nil
     }
 
     /// bluetoothd closed the socket. When the link dropped, the disconnection says it all
@@ -101,6 +167,7 @@ extension BlueZBackend {
     func releaseAcquired(_ path: String) -> Bool {
         guard let socket = acquired.sockets.removeValue(forKey: path) else { return false }
         loop?.removeWatch(socket.watch)
+        if let t = socket.resting { loop?.cancel(t) }
         close(socket.fd)
         return true
     }

@@ -127,7 +127,9 @@ public final class BlueZBackend: Backend {
 
     /// Every event goes out through here, after the reports gathered before it: the
     /// order of facts is the order of the signals.
-    func send(_ e: BackendEvent) {
+    /// `at`: when it happened, where that is known better than now (a notification's time
+    /// from the kernel).
+    func send(_ e: BackendEvent, at: Timestamp? = nil) {
         // The same adapter status twice says nothing new (a restarted bluetoothd adds its
         // adapters one by one: each one that is not ours would say "absent" again).
         if case let .adapterChanged(a) = e {
@@ -135,7 +137,7 @@ public final class BlueZBackend: Backend {
             lastAdapter = a
         }
         sendGathered()
-        emit?(e, Timestamp.now())
+        emit?(e, at ?? Timestamp.now())
     }
 
     /// The reports the fast path gathered from one read of the bus, as one event.

@@ -72,6 +72,48 @@ final class AcquireNotifyEndToEndTests {
         #expect(closed(fd), "the socket was not let go")
     }
 
+    /// Values that waited in the socket (here the command is stopped meanwhile; in a flood
+    /// it rests between reads) come whole and in order, each with the time the kernel queued
+    /// it, not the time it was read: two bursts 300 ms apart, read in one go, stay 300 ms apart.
+    @Test func valuesThatWaitedKeepTheirOwnTimes() throws {
+        let out = tempPath("acquire-times")
+        defer { unlink(out) }
+        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(fake.bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
+        let pid = try startProcess(Tmux.binary, ["notify", Self.address, "2A37", "--count", "40", "--json"], output: out, env: env)
+        #expect(fake.serve(until: { !self.ends.isEmpty }, timeout: 20), "\(fake.members)")
+        guard let fd = ends.first else { kill(pid, SIGKILL); return }
+        // Stopped once it holds the socket (it asks the kernel for the times then).
+        let holds = fake.serve(until: {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("through a socket (AcquireNotify)")
+        }, timeout: 20)
+        #expect(holds, "no AcquireNotify line")
+        kill(pid, SIGSTOP)
+        var sent = 0
+        for i in 0..<40 {
+            if i == 20 { usleep(300_000) }
+            if notify([0x00, UInt8(40 + i)], on: fd) { sent += 1 }
+        }
+        kill(pid, SIGCONT)
+        var status: Int32 = 0
+        var done = false
+        _ = fake.serve(until: {
+            if !done { done = waitpid(pid, &status, WNOHANG) == pid }
+            return done
+        }, timeout: 20)
+        if !done { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(sent == 40 && done && shellExitCode(status) == 0, "\(output)")
+        let lines = output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let hex = lines.compactMap { $0["hex"] as? String }
+        #expect(hex == (0..<40).map { String(format: "00%02x", 40 + $0) }, "\(output)")
+        let times = lines.compactMap { ($0["t"] as? String).flatMap { Timestamp(iso8601: $0) } }
+        guard times.count == 40 else { Issue.record("times: \(output)"); return }
+        #expect(times[20] - times[19] >= 0.25, "the second burst's time is its own: \(times[19]) \(times[20])")
+        #expect(times[19] - times[0] < 0.2 && times[39] - times[20] < 0.2, "each burst's values close together")
+    }
+
     /// The app: the characteristic screen says the socket and its MTU, shows what comes
     /// through it, and `n` lets it go (no StopNotify: closing is BlueZ's way to stop).
     @Test func appShowsTheSocketAndLetsItGo() throws {

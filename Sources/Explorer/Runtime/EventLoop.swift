@@ -101,6 +101,7 @@ public final class EventLoop {
     }
 
     private func runDueTimers() {
+        guard !timers.isEmpty else { return }   // no clock read (a system call where the clock is HPET)
         let now = monotonicSeconds()
         while let first = timers.first, first.deadline <= now {
             timers.removeFirst()
