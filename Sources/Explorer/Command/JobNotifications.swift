@@ -38,6 +38,7 @@ extension JobReducer {
             job.assembly = StreamAssembly(marker: end.marker, framing: framing, maxMessage: messageLimit)
         }
         guard var a = job.assembly else { return [] }
+        job.assembly = nil   // `a` alone holds the message: the chunk is appended in place
         let done = a.add(bytes, at: at)
         job.assembly = a
         job.notifications += 1

@@ -49,6 +49,10 @@ enum ServeReceive {
             s.received = "\(r.writes) writes, \(r.bytes) bytes"
             return effects + [.serve(.save(chunk, append: true))]
         }
+        // `a` alone holds the message, so the chunk is appended in place (shared with
+        // s.receiving and r, every chunk copied the whole message).
+        s.receiving?.assembly = nil
+        r.assembly = nil
         let m = a.add(chunk, at: at)
         r.assembly = a
         if m != nil { r.messages += 1 }
