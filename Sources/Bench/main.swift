@@ -283,7 +283,7 @@ setvbuf(stdout, nil, _IOLBF, 0)
 // `bleexplr-bench render events` runs only those sections (to profile one); none runs all.
 let sections: [(String, @MainActor (Report) -> Void)] = [
     ("render", benchRender), ("bytes", benchBytes), ("events", benchEvents), ("memory", benchMemory),
-    ("latency", benchLatency), ("flood", benchFlood), ("idle", benchIdle),
+    ("latency", benchLatency), ("flood", benchFlood), ("stream", benchStream), ("idle", benchIdle),
 ]
 let arguments = Array(CommandLine.arguments.dropFirst())
 MainActor.assumeIsolated {
