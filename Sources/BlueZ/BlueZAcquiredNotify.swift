@@ -18,6 +18,9 @@ struct AcquiredNotifications {
     }
     /// By characteristic path.
     var sockets: [String: Socket] = [:]
+    /// Sockets let go so far: a read that sends values checks its socket is still there only
+    /// when this moved (a value can end the command, which lets the socket go).
+    var released = 0
     /// Off by `BLEEXPLR_NOTIFY=start` (peripherals that misbehave with it).
     static let wanted = getenv("BLEEXPLR_NOTIFY").map { String(cString: $0) } != "start"
     /// One notification at most: 512 bytes of value (the ATT limit), with room to spare.
@@ -77,6 +80,8 @@ extension BlueZBackend {
     func acquiredReadable(_ cid: CharacteristicID, _ revents: Int16) {
         guard let socket = acquired.sockets[cid.path], let loop else { return }
         let (read, open) = readAcquired(cid, socket.fd)
+        // Let go meanwhile (a value ended the command, or its subscription): nothing more.
+        guard acquired.sockets[cid.path]?.fd == socket.fd else { return }
         guard open, revents & Int16(POLLHUP | POLLERR) == 0 || read == AcquiredNotifications.perTurn else {
             return closedByBlueZ(cid)
         }
@@ -101,6 +106,7 @@ extension BlueZBackend {
         // One control message: a cmsghdr (16 bytes) and a timespec (16), with room to spare.
         var control = [UInt64](repeating: 0, count: 8)
         var readTime: Timestamp?
+        let released = acquired.released
         for i in 0..<AcquiredNotifications.perTurn {
             var (n, stamp) = (0, Timestamp?.none)
             buffer.withUnsafeMutableBytes { data in
@@ -121,6 +127,8 @@ extension BlueZBackend {
                 let at = stamp ?? readTime ?? Timestamp.now()
                 if stamp == nil { readTime = at }
                 send(.valueNotified(cid, Array(buffer[0..<n])), at: at)
+                // The value may have ended the command or its subscription: the socket is gone.
+                if acquired.released != released, acquired.sockets[cid.path]?.fd != fd { return (i + 1, false) }
                 continue
             }
             return (i, n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -128,15 +136,32 @@ extension BlueZBackend {
         return (AcquiredNotifications.perTurn, true)
     }
 
+    /// What waits in the sockets under `prefix` (a device's or a service's path), read
+    /// before they are let go with the link: a socket resting between two reads of a flood
+    /// (`AcquiredNotifications.rest`) can hold the last values, which came before the link
+    /// dropped (the chunk with a message's end marker, the count's last value).
+    func drainAcquired(under prefix: String) {
+        for (path, socket) in acquired.sockets where path == prefix || path.hasPrefix(prefix + "/") {
+            let cid = CharacteristicID(path)
+            var turns = 0
+            while turns < 16, acquired.sockets[path]?.fd == socket.fd,
+                  readAcquired(cid, socket.fd).read == AcquiredNotifications.perTurn { turns += 1 }
+        }
+    }
+
     /// SCM_TIMESTAMPNS's time in the control messages of one recvmsg (nil: none there).
+    /// The layout is 64-bit Linux's (x86-64, arm64): elsewhere no time, and values take the
+    /// time they were read.
     static func kernelTime(_ control: UnsafeMutableRawBufferPointer, length: Int) -> Timestamp? {
+        guard MemoryLayout<Int>.size == 8 else { return nil }
         let header = 16   // CMSG_ALIGN(sizeof(struct cmsghdr)) on 64-bit Linux
+        let length = min(length, control.count)
         var offset = 0
         while offset + header <= length {
             let size = control.load(fromByteOffset: offset, as: Int.self)
             let level = control.load(fromByteOffset: offset + 8, as: Int32.self)
             let type = control.load(fromByteOffset: offset + 12, as: Int32.self)
-            guard size >= header, offset + size <= length else { return nil }
+            guard size >= header, size <= length - offset else { return nil }
             if level == SOL_SOCKET, type == AcquiredNotifications.timestampOption, size >= header + 16 {
                 let sec = control.load(fromByteOffset: offset + header, as: Int.self)
                 let nsec = control.load(fromByteOffset: offset + header + 8, as: Int.self)
@@ -166,6 +191,7 @@ extension BlueZBackend {
     @discardableResult
     func releaseAcquired(_ path: String) -> Bool {
         guard let socket = acquired.sockets.removeValue(forKey: path) else { return false }
+        acquired.released += 1
         loop?.removeWatch(socket.watch)
         if let t = socket.resting { loop?.cancel(t) }
         close(socket.fd)

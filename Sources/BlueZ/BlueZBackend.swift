@@ -292,11 +292,15 @@ public final class BlueZBackend: Backend {
             let removed = mirror.remove(path: path, names)
             if removed.contains(BlueZTranslate.device), let id = ingest.state.deviceIDs.removeValue(forKey: path) {
                 devicePaths.removeValue(forKey: id)
-                if wasUp { send(.disconnected(id, disconnectReasons.removeValue(forKey: id) ?? .other("bluetoothd removed the device"))) }
+                if wasUp {
+                    drainAcquired(under: path)
+                    send(.disconnected(id, disconnectReasons.removeValue(forKey: id) ?? .other("bluetoothd removed the device")))
+                }
                 send(.peripheralRemoved(id))
             }
             // A service gone from a connected device's database (Service Changed): the tree again.
             if removed.contains(where: { $0.hasPrefix("org.bluez.Gatt") }), let (id, devicePath) = owningDevice(path) {
+                drainAcquired(under: path)
                 releaseAcquired(path)
                 if resolvedSent.contains(id) || resolving[id] != nil { scheduleResolved(id, devicePath, settle: 0.2) }
             }
@@ -399,6 +403,7 @@ public final class BlueZBackend: Backend {
                     // Without BlueZ's reason (5.66 and older): ours if we asked, else the peer's.
                     let asked = localDisconnects.remove(id) != nil
                     let reason = disconnectReasons.removeValue(forKey: id) ?? (asked ? .local : .remote)
+                    drainAcquired(under: path)   // values that came before the link dropped
                     releaseAcquired(under: path)
                     subscribed = subscribed.filter { !$0.hasPrefix(path + "/") }
                     send(.disconnected(id, reason))

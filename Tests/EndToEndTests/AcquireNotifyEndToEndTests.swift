@@ -114,6 +114,38 @@ final class AcquireNotifyEndToEndTests {
         #expect(times[19] - times[0] < 0.2 && times[39] - times[20] < 0.2, "each burst's values close together")
     }
 
+    /// The link drops with values still in the socket (a command resting between two reads of
+    /// a flood; here it is stopped while the values and then Connected=false come): they are
+    /// read before the socket goes with the link, so `--count 5` gets its five and exits 0.
+    @Test func valuesBeforeTheLinkDroppedAreRead() throws {
+        let out = tempPath("acquire-drop")
+        defer { unlink(out) }
+        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(fake.bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
+        let pid = try startProcess(Tmux.binary, ["notify", Self.address, "2A37", "--count", "5", "--json"], output: out, env: env)
+        #expect(fake.serve(until: { !self.ends.isEmpty }, timeout: 20), "\(fake.members)")
+        guard let fd = ends.first else { kill(pid, SIGKILL); return }
+        let holds = fake.serve(until: {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("through a socket (AcquireNotify)")
+        }, timeout: 20)
+        #expect(holds, "no AcquireNotify line")
+        kill(pid, SIGSTOP)
+        let sent = (0..<5).filter { notify([0x00, UInt8(70 + $0)], on: fd) }.count
+        fake.changed(["Connected": .bool(false)])
+        _ = fake.serve(until: { false }, timeout: 0.3)   // the signal on its way to the stopped command
+        kill(pid, SIGCONT)
+        var status: Int32 = 0
+        var done = false
+        _ = fake.serve(until: {
+            if !done { done = waitpid(pid, &status, WNOHANG) == pid }
+            return done
+        }, timeout: 20)
+        if !done { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(sent == 5 && done && shellExitCode(status) == 0, "\(output)")
+        let bpm = output.split(separator: "\n").filter { $0.contains("bpm") }
+        #expect(bpm.count == 5 && bpm[0].contains("70 bpm") && bpm[4].contains("74 bpm"), "\(output)")
+    }
+
     /// The app: the characteristic screen says the socket and its MTU, shows what comes
     /// through it, and `n` lets it go (no StopNotify: closing is BlueZ's way to stop).
     @Test func appShowsTheSocketAndLetsItGo() throws {
