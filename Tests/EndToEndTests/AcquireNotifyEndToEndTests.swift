@@ -72,27 +72,27 @@ final class AcquireNotifyEndToEndTests {
         #expect(closed(fd), "the socket was not let go")
     }
 
-    /// Values that waited in the socket (here the command is stopped meanwhile; in a flood
-    /// it rests between reads) come whole and in order, each with the time the kernel queued
-    /// it, not the time it was read: two bursts 300 ms apart, read in one go, stay 300 ms apart.
-    @Test func valuesThatWaitedKeepTheirOwnTimes() throws {
-        let out = tempPath("acquire-times")
-        defer { unlink(out) }
+    /// `notify ADDRESS 2A37 ARGS --json`, stopped (SIGSTOP) once it holds the socket (it
+    /// asks the kernel for the times then); nil if it never did. Its output goes to `out`.
+    func stoppedHoldingTheSocket(_ args: [String], output out: String) throws -> (pid: Int32, fd: Int32)? {
         let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(fake.bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
-        let pid = try startProcess(Tmux.binary, ["notify", Self.address, "2A37", "--count", "40", "--json"], output: out, env: env)
+        let pid = try startProcess(Tmux.binary, ["notify", Self.address, "2A37"] + args + ["--json"], output: out, env: env)
         #expect(fake.serve(until: { !self.ends.isEmpty }, timeout: 20), "\(fake.members)")
-        guard let fd = ends.first else { kill(pid, SIGKILL); return }
-        // Stopped once it holds the socket (it asks the kernel for the times then).
         let holds = fake.serve(until: {
             ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("through a socket (AcquireNotify)")
         }, timeout: 20)
-        #expect(holds, "no AcquireNotify line")
-        kill(pid, SIGSTOP)
-        var sent = 0
-        for i in 0..<40 {
-            if i == 20 { usleep(300_000) }
-            if notify([0x00, UInt8(40 + i)], on: fd) { sent += 1 }
+        guard let fd = ends.first, holds else {
+            Issue.record("no AcquireNotify: \((try? String(contentsOfFile: out, encoding: .utf8)) ?? "")")
+            kill(pid, SIGKILL); _ = waitpid(pid, nil, 0)
+            return nil
         }
+        kill(pid, SIGSTOP)
+        return (pid, fd)
+    }
+
+    /// Continues a stopped command and waits for its end: whether it ended within 20 s, its
+    /// exit code, and its output.
+    func continued(_ pid: Int32, output out: String) -> (done: Bool, code: Int32, output: String) {
         kill(pid, SIGCONT)
         var status: Int32 = 0
         var done = false
@@ -101,8 +101,23 @@ final class AcquireNotifyEndToEndTests {
             return done
         }, timeout: 20)
         if !done { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
-        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        #expect(sent == 40 && done && shellExitCode(status) == 0, "\(output)")
+        return (done, shellExitCode(status), (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+    }
+
+    /// Values that waited in the socket (here the command is stopped meanwhile; in a flood
+    /// it rests between reads) come whole and in order, each with the time the kernel queued
+    /// it, not the time it was read: two bursts 300 ms apart, read in one go, stay 300 ms apart.
+    @Test func valuesThatWaitedKeepTheirOwnTimes() throws {
+        let out = tempPath("acquire-times")
+        defer { unlink(out) }
+        guard let (pid, fd) = try stoppedHoldingTheSocket(["--count", "40"], output: out) else { return }
+        var sent = 0
+        for i in 0..<40 {
+            if i == 20 { usleep(300_000) }
+            if notify([0x00, UInt8(40 + i)], on: fd) { sent += 1 }
+        }
+        let (done, code, output) = continued(pid, output: out)
+        #expect(sent == 40 && done && code == 0, "\(output)")
         let lines = output.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -120,28 +135,12 @@ final class AcquireNotifyEndToEndTests {
     @Test func valuesBeforeTheLinkDroppedAreRead() throws {
         let out = tempPath("acquire-drop")
         defer { unlink(out) }
-        let env = ["DBUS_SYSTEM_BUS_ADDRESS=\(fake.bus.address)", "PATH=/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"]
-        let pid = try startProcess(Tmux.binary, ["notify", Self.address, "2A37", "--count", "5", "--json"], output: out, env: env)
-        #expect(fake.serve(until: { !self.ends.isEmpty }, timeout: 20), "\(fake.members)")
-        guard let fd = ends.first else { kill(pid, SIGKILL); return }
-        let holds = fake.serve(until: {
-            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("through a socket (AcquireNotify)")
-        }, timeout: 20)
-        #expect(holds, "no AcquireNotify line")
-        kill(pid, SIGSTOP)
+        guard let (pid, fd) = try stoppedHoldingTheSocket(["--count", "5"], output: out) else { return }
         let sent = (0..<5).filter { notify([0x00, UInt8(70 + $0)], on: fd) }.count
         fake.changed(["Connected": .bool(false)])
         _ = fake.serve(until: { false }, timeout: 0.3)   // the signal on its way to the stopped command
-        kill(pid, SIGCONT)
-        var status: Int32 = 0
-        var done = false
-        _ = fake.serve(until: {
-            if !done { done = waitpid(pid, &status, WNOHANG) == pid }
-            return done
-        }, timeout: 20)
-        if !done { kill(pid, SIGKILL); _ = waitpid(pid, &status, 0) }
-        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-        #expect(sent == 5 && done && shellExitCode(status) == 0, "\(output)")
+        let (done, code, output) = continued(pid, output: out)
+        #expect(sent == 5 && done && code == 0, "\(output)")
         let bpm = output.split(separator: "\n").filter { $0.contains("bpm") }
         #expect(bpm.count == 5 && bpm[0].contains("70 bpm") && bpm[4].contains("74 bpm"), "\(output)")
     }
