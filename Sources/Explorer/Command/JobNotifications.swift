@@ -37,10 +37,8 @@ extension JobReducer {
             let framing = end.framing ?? StreamFraming.announced(in: c.flatMap(s.userDescription)) ?? .plain
             job.assembly = StreamAssembly(marker: end.marker, framing: framing, maxMessage: messageLimit)
         }
-        guard var a = job.assembly else { return [] }
-        job.assembly = nil   // `a` alone holds the message: the chunk is appended in place
-        let done = a.add(bytes, at: at)
-        job.assembly = a
+        let done = job.assembly?.add(bytes, at: at) ?? nil   // in place: the job alone holds it (JobReducer.reduce)
+        guard let a = job.assembly else { return [] }
         job.notifications += 1
         if a.overflowed > 0 { return fail(&s, &job, "no \(hex(end.marker, separator: "")) marker after 256 MB") }
         guard let m = done else { return [] }

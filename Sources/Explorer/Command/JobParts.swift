@@ -15,7 +15,7 @@ enum JobParts {
                 mine = .jobTimerFired(timer)
             }
             s.job = whole.parts[i]
-            whole.parts[i].assembly = nil   // one owner of a message being put together (JobReducer.reduce)
+            whole.parts[i] = JobState(job: whole.parts[i].job)   // one owner while reduced (JobReducer.reduce)
             let said = JobReducer.reduce(&s, mine, effects)
             whole.parts[i] = s.job ?? whole.parts[i]
             for e in said {

@@ -21,10 +21,11 @@ enum JobReducer {
         if case .backend(.advertisementsReceived, _) = action, effects.isEmpty, s.job?.isFindingDevice != true,
            s.job?.isLiveScan != true { return [] }
         guard var job = s.job, job.exitCode == nil else { return [] }
-        // The message `notify --until` puts together moves into `job` instead of being shared
-        // with s.job while the action is reduced: a chunk appended to a shared buffer copied the
-        // whole message every time (100,000 chunks of 20 bytes: 19 s of CPU, host).
-        s.job?.assembly = nil
+        // The job moves out of the state while the action is reduced, a stand-in of the same
+        // kind in its place (what it calls asks only whether a command runs): shared by both,
+        // a buffer the job grows was copied whole at every change (`notify --until`'s message:
+        // 100,000 chunks of 20 bytes took 19 s of CPU on the host; live scan's printed marks).
+        s.job = JobState(job: job.job)
         var out: [Effect] = []
         switch action {
         case .appStarted:
