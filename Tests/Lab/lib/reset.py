@@ -45,17 +45,6 @@ for h in ('hci0', 'hci1'):   # the central, and the example server's view of its
 # test's first connect to that fixture then never came up (CI, 2026-12-06: the in-guest test's first
 # notify, to the iTag the headless test had just read). Wait for it here too (bx and guest_bleexplr do).
 links_settle(timeout=20)
-# And at the kernel: the connections hci0 still holds (hcitool con), waited for and said in this log. Twice in
-# CI (2026-12-06) the in-guest test's first connect after the headless test never came up, bluetoothd saying
-# "device_add_connection() ... already connected" with both sides' Connected already false.
-t0, held = time.monotonic(), None
-while True:
-    p = lab_sh('exec', 'hcitool -i hci0 con', timeout=30)
-    held = [l.strip() for l in p.stdout.splitlines() if 'handle' in l]
-    if not held or time.monotonic() - t0 > 20:
-        break
-    time.sleep(1)
-print('hci0 kernel connections: %s (after %.1f s)' % ('; '.join(held) or 'none', time.monotonic() - t0))
 # The fixtures' GATT apps and adverts die with a bluetoothd that a test-zz* test restarted; the
 # tests named test-zz* come last and do not use them, so for those a gone fixture service is fine.
 after_restart = os.environ.get('LAB_TEST_NAME', '').startswith('test-zz')
