@@ -27,7 +27,7 @@ import Explorer
                                 characteristics: [GATTCharacteristic(id: char, uuid: uuid, properties: [.notify])])]
     var s = AppState(now: now)
     s.adapter = AdapterStatus(name: "sim0", power: .on, discovering: true)
-    s.job = JobState(job: .notify(address: id.rawValue, uuid: uuid, count: nil, duration: nil, until: StreamEnd(marker: Array("EOM".utf8))))
+    s.run(JobState(job: .notify(address: id.rawValue, uuid: uuid, count: nil, duration: nil, until: StreamEnd(marker: Array("EOM".utf8)))))
     _ = Reducer.reduce(&s, .appStarted(recordTo: nil))
     for e: BackendEvent in [
         .advertisementReceived(AdvertisementReport(id: id, address: id.rawValue, name: "Stream", rssi: -50, connectable: true,

@@ -82,8 +82,8 @@ if let replay {
 let regions = options.regions.regions.isEmpty && options.demo ? SimulatedBackend.demoRegions : options.regions.regions
 initial.regionWatch = RegionWatch(regions: regions, config: options.regions.config)
 switch options.verb {
-case let .command(job, _): initial.job = JobState(job: job)
-case let .watch(plan): initial.job = JobState(job: .watch(address: plan.address, uuid: plan.uuid, debounce: plan.debounce))
+case let .command(job, _): initial.run(JobState(job: job))
+case let .watch(plan): initial.run(JobState(job: .watch(address: plan.address, uuid: plan.uuid, debounce: plan.debounce)))
 case .app, .replay, .serve, .decode: break
 }
 let store = Store(state: initial)

@@ -119,7 +119,7 @@ struct ScanOrderCommandTests {
     @Test func aCommandSortsWhenAskedAndGetsTheSameList() {
         var app = AppState(now: Timestamp(1))
         var command = AppState(now: Timestamp(1))
-        command.job = JobState(job: .scan(duration: 5))
+        command.run(JobState(job: .scan(duration: 5)))
         #expect(!command.peripherals.keepsOrder)
         for i in 0..<50 {
             let address = "AA:00:00:00:00:" + String(10 + i % 30)
@@ -133,7 +133,7 @@ struct ScanOrderCommandTests {
         command.scan.sort = .name
         app.scan.sort = .name
         #expect(ScanQuery.ids(command) == ScanQuery.ids(app))
-        command.job = nil
+        command.run(nil)
         #expect(command.peripherals.keepsOrder)
         #expect(command.peripherals.shown.ids == app.peripherals.shown.ids)
     }

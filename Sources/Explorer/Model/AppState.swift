@@ -147,7 +147,17 @@ public struct AppState: Equatable, Sendable {
     /// When the current scan started (the adapter began discovering).
     public var scanStartedAt: Timestamp?
     /// The command this process runs without a screen, and how far it got (nil: the app).
-    public var job: JobState? { didSet { peripherals.keepOrder(job == nil) } }
+    /// Started with `run(_:)`; changed in place by JobReducer at every action. No observer
+    /// here: with one, each change copied the whole job out and back (a quarter of a
+    /// notification's CPU, perf 2026-12-06).
+    public var job: JobState?
+
+    /// Runs `job` without a screen (nil: the app). A command sorts the scan list when it
+    /// asks for it; the app keeps it sorted as reports come.
+    public mutating func run(_ job: JobState?) {
+        self.job = job
+        peripherals.keepOrder(job == nil)
+    }
     /// `serve`: the peripheral served, what centrals did, the stream (nil: not serving).
     public var serve: ServeState?
     /// iBeacon regions (`--region`) and whether each is inside.
