@@ -56,6 +56,8 @@ public final class BlueZBackend: Backend {
     var acquired = AcquiredNotifications()
     /// Sockets for writes without response (AcquireWrite).
     var acquiredWrites = AcquiredWrites()
+    /// Connects under way: which attempt counts, and the watch for one that brings no link.
+    var connects = ConnectAttempts()
     var bluezPresent = false
     /// The adapter status last sent (`send` drops a repeat).
     var lastAdapter: AdapterStatus?
@@ -396,6 +398,7 @@ public final class BlueZBackend: Backend {
             if let connected = changed["Connected"]?.bool {
                 if connected {
                     disconnectReasons.removeValue(forKey: id)   // a stale one, never followed by Connected=false
+                    stopStallWatch(id)
                     send(.connected(id))
                 } else {
                     if let t = resolving.removeValue(forKey: id) { loop?.cancel(t) }
@@ -406,6 +409,9 @@ public final class BlueZBackend: Backend {
                     drainAcquired(under: path)   // values that came before the link dropped
                     releaseAcquired(under: path)
                     subscribed = subscribed.filter { !$0.hasPrefix(path + "/") }
+                    // What a stalled connect's Disconnect ended (bluetoothd's own idea of a
+                    // link the app never saw up): the connect goes on (`linkStalled`).
+                    if connects.restarting.contains(id) { return }
                     send(.disconnected(id, reason))
                 }
             }

@@ -22,6 +22,7 @@ extension BlueZBackend {
         case let .connect(id):
             connect(id, attempt: 1)
         case let .disconnect(id):
+            stopStallWatch(id)
             // bluetoothd does not know the device (any more: it restarted meanwhile): there is
             // no link to end, and the app must not wait for one to go down.
             guard let path = devicePaths[id] else { send(.disconnected(id, .local)); return }
@@ -197,15 +198,20 @@ extension BlueZBackend {
             return
         }
         send(.connecting(id, attempt: attempt))
+        connects.attempt[id] = attempt
+        if attempt == 1 { watchForStall(id, path) }
         call(path, BlueZTranslate.device, "Connect", timeout: 35) { [weak self] result in
-            guard let self else { return }
+            // Superseded: a stalled attempt was given up (`linkStalled`) and another made.
+            guard let self, self.connects.attempt[id] == attempt else { return }
             switch result {
             case .success:
                 break  // Connected and ServicesResolved arrive as property changes
             case let .failure(e) where attempt == 1 && e.message.contains("le-connection-abort-by-local"):
                 // A common transient failure: one retry, as nRF Connect and bleak do.
+                self.stopStallWatch(id)
                 self.connect(id, attempt: 2)
             case let .failure(e):
+                self.stopStallWatch(id)
                 self.send(.connectFailed(id, BlueZTranslate.backendError(e)))
             }
         }

@@ -95,6 +95,9 @@ enum JobReducer {
             return job.phase == .finding ? found(&s, &job, among: [report]) : []
         case let .advertisementsReceived(reports):
             return job.phase == .finding ? found(&s, &job, among: reports) : []
+        case let .connecting(id, attempt) where id == target && job.phase == .connecting && attempt > 1:
+            // The backend tries again (bluetoothd aborted the first, or it brought no link).
+            return [.output(.warning("connecting to \(job.job.address ?? id.rawValue) again (attempt \(attempt))"))]
         case let .connected(id) where id == target && job.phase == .connecting:
             if case .watch = job.job { return [.startTimer(.connect, after: connectTimeout)] }
             return []
