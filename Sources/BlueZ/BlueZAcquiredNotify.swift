@@ -98,16 +98,17 @@ extension BlueZBackend {
         }
     }
 
-    /// Up to `perTurn` values from the socket, each sent with the time the kernel queued it;
-    /// how many, and whether the socket is still open (false: bluetoothd closed it, or an
-    /// error other than EAGAIN).
+    /// Up to `perTurn` values from the socket, sent as one batch, each with the time the
+    /// kernel queued it; how many, and whether the socket is still open (false: bluetoothd
+    /// closed it, or an error other than EAGAIN).
     private func readAcquired(_ cid: CharacteristicID, _ fd: Int32) -> (read: Int, open: Bool) {
         var buffer = [UInt8](repeating: 0, count: AcquiredNotifications.readSize)
         // One control message: a cmsghdr (16 bytes) and a timespec (16), with room to spare.
         var control = [UInt64](repeating: 0, count: 8)
         var readTime: Timestamp?
-        let released = acquired.released
-        for i in 0..<AcquiredNotifications.perTurn {
+        var values: [NotifiedValue] = []
+        var open = true
+        while values.count < AcquiredNotifications.perTurn {
             var (n, stamp) = (0, Timestamp?.none)
             buffer.withUnsafeMutableBytes { data in
                 control.withUnsafeMutableBytes { ctl in
@@ -123,17 +124,20 @@ extension BlueZBackend {
                     }
                 }
             }
-            if n > 0 {
-                let at = stamp ?? readTime ?? Timestamp.now()
-                if stamp == nil { readTime = at }
-                send(.valueNotified(cid, Array(buffer[0..<n])), at: at)
-                // The value may have ended the command or its subscription: the socket is gone.
-                if acquired.released != released, acquired.sockets[cid.path]?.fd != fd { return (i + 1, false) }
-                continue
+            guard n > 0 else {
+                open = n < 0 && (errno == EAGAIN || errno == EINTR)
+                break
             }
-            return (i, n < 0 && (errno == EAGAIN || errno == EINTR))
+            let at = stamp ?? readTime ?? Timestamp.now()
+            if stamp == nil { readTime = at }
+            values.append(NotifiedValue(Array(buffer[0..<n]), at: at))
         }
-        return (AcquiredNotifications.perTurn, true)
+        guard let last = values.last else { return (0, open) }
+        let released = acquired.released
+        send(.valuesNotified(cid, values), at: last.at)
+        // A value may have ended the command or its subscription: the socket is gone.
+        if acquired.released != released, acquired.sockets[cid.path]?.fd != fd { return (values.count, false) }
+        return (values.count, open)
     }
 
     /// What waits in the sockets under `prefix` (a device's or a service's path), read

@@ -99,7 +99,7 @@ struct BlueZBackendTests {
         /// The events as single facts (a batch as its reports).
         var facts: [BackendEvent] {
             var all: [BackendEvent] = []
-            for e in events { e.forEachFact { all.append($0) } }
+            for e in events { e.forEachFact(at: Timestamp(0)) { f, _ in all.append(f) } }
             return all
         }
     }

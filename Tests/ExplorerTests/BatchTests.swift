@@ -91,11 +91,21 @@ struct BatchTests {
 
     @Test func forEachFactExpandsOnlyBatches() {
         var facts: [BackendEvent] = []
-        BackendEvent.advertisementsReceived(Self.reports).forEachFact { facts.append($0) }
+        var times: [Timestamp] = []
+        BackendEvent.advertisementsReceived(Self.reports).forEachFact(at: Fixture.t0) { facts.append($0); times.append($1) }
         #expect(facts == Self.reports.map { .advertisementReceived($0) })
+        #expect(times == Self.reports.map { _ in Fixture.t0 })
         facts = []
-        BackendEvent.rssiLost(Fixture.hrm).forEachFact { facts.append($0) }
+        BackendEvent.rssiLost(Fixture.hrm).forEachFact(at: Fixture.t0) { f, _ in facts.append(f) }
         #expect(facts == [.rssiLost(Fixture.hrm)])
+        // Notifications read together: each value at its own time.
+        let cid = CharacteristicID("/org/bluez/hci0/dev_X/service0010/char0011")
+        facts = []
+        times = []
+        BackendEvent.valuesNotified(cid, [NotifiedValue([1], at: Fixture.t0), NotifiedValue([2], at: Fixture.t0 + 0.3)])
+            .forEachFact(at: Fixture.t0 + 1) { facts.append($0); times.append($1) }
+        #expect(facts == [.valueNotified(cid, [1]), .valueNotified(cid, [2])])
+        #expect(times == [Fixture.t0, Fixture.t0 + 0.3])
     }
 
     /// A backend that does nothing: the store, the effect runner and its recorder are what

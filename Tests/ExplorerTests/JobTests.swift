@@ -165,6 +165,30 @@ struct JobTests {
         #expect(value(Fixture.apply(&r, .readCompleted(Motor.char, .success([0x29, 0x09]))))?.mtu == nil)
     }
 
+    /// Notifications read together from AcquireNotify's socket are one action: the same
+    /// state and effects as the values one by one, each at its own time, and a value after
+    /// the one that ended the work is the app's alone (`--count`, `--until`).
+    @Test func notificationsReadTogetherAreTheValuesOneByOne() {
+        let jobs: [Job] = [.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: 2, duration: nil, until: nil),
+                           .notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil,
+                                   until: StreamEnd(marker: Array("EOM".utf8)))]
+        for job in jobs {
+            var one = Motor.world(job)
+            _ = Motor.ready(&one)
+            var batched = one
+            let t = one.now
+            let values = [NotifiedValue([0x10, 0x09], at: t + 1), NotifiedValue(Array("EOM".utf8), at: t + 1.25),
+                          NotifiedValue([0x20, 0x09], at: t + 1.5)]
+            var singles: [Effect] = []
+            for v in values { singles += Reducer.reduce(&one, .backend(.valueNotified(Motor.char, v.bytes), at: v.at)) }
+            let batch = Reducer.reduce(&batched, .backend(.valuesNotified(Motor.char, values), at: t + 1.5))
+            #expect(batched == one)
+            #expect(batch == singles)
+            #expect(batched.values[Motor.char]?.history.map(\.at) == values.map(\.at))
+            #expect(batched.job?.notifications == 2)
+        }
+    }
+
     @Test func notifyUntilAMarkerJoinsTheChunks() {
         var s = Motor.world(.notify(address: Motor.id.rawValue, uuid: Motor.uuid, count: nil, duration: nil, until: StreamEnd(marker: Array("EOM".utf8))))
         _ = Motor.ready(&s)

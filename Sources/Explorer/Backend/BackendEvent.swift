@@ -209,6 +209,10 @@ public enum BackendEvent: Equatable, Sendable {
     /// acquired socket read to its end, then closed); the answer to `flushWrites`.
     case writesFlushed(CharacteristicID)
     case valueNotified(CharacteristicID, Bytes)
+    /// Notifications of one characteristic read together (AcquireNotify's socket: several
+    /// wait there in a flood), in order, each at the time the kernel queued it: the same
+    /// facts as that many `valueNotified`, reduced in one action.
+    case valuesNotified(CharacteristicID, [NotifiedValue])
     case descriptorRead(AttributeID, Result<Bytes, BackendError>)
     /// A descriptor write (GattDescriptor1.WriteValue) was answered: these bytes, or this error.
     case descriptorWritten(AttributeID, Bytes, BackendError?)
@@ -229,15 +233,26 @@ public enum BackendEvent: Equatable, Sendable {
     case propertyUnreadable(UnreadableProperty)
 }
 
+/// One notification of a batch (`BackendEvent.valuesNotified`): its bytes and its time.
+public struct NotifiedValue: Equatable, Sendable {
+    public var bytes: Bytes
+    public var at: Timestamp
+    public init(_ bytes: Bytes, at: Timestamp) { self.bytes = bytes; self.at = at }
+}
+
 extension BackendEvent {
-    /// The single facts this event stands for, in order: a batch of reports is its
-    /// reports one by one, anything else is itself. The one place a batch is expanded for
-    /// code that reacts to each report (headless commands, watch, recordings).
-    public func forEachFact(_ body: (BackendEvent) throws -> Void) rethrows {
-        if case let .advertisementsReceived(reports) = self {
-            for r in reports { try body(.advertisementReceived(r)) }
-        } else {
-            try body(self)
+    /// The single facts this event (sent at `at`) stands for, in order, each with its time:
+    /// a batch of reports is its reports one by one at `at`, a batch of notifications its
+    /// values one by one at their own times, anything else is itself. The one place a batch
+    /// is expanded for code that takes facts one by one (recordings).
+    public func forEachFact(at: Timestamp, _ body: (BackendEvent, Timestamp) throws -> Void) rethrows {
+        switch self {
+        case let .advertisementsReceived(reports):
+            for r in reports { try body(.advertisementReceived(r), at) }
+        case let .valuesNotified(cid, values):
+            for v in values { try body(.valueNotified(cid, v.bytes), v.at) }
+        default:
+            try body(self, at)
         }
     }
 }

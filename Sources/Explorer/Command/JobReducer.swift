@@ -204,6 +204,12 @@ enum JobReducer {
             return [.output(.warning(how))]
         case let .valueNotified(cid, bytes) where cid == job.characteristic && job.phase == .working:
             return notified(&s, &job, bytes, at: at)
+        case let .valuesNotified(cid, values) where cid == job.characteristic && job.phase == .working:
+            // One by one, as if each came alone; the rest once one ended the work (--count,
+            // EOM) is the app's alone.
+            var out: [Effect] = []
+            for v in values where job.phase == .working { out += notified(&s, &job, v.bytes, at: v.at) }
+            return out
         case let .pairCompleted(id, error) where id == target && job.phase == .working:
             // The app's reduction has judged it: a Pair that failed on a device bluetoothd
             // says is paired, paired (PairingReducer.completed).

@@ -84,13 +84,15 @@ enum BackendReducer {
             Reducer.fail(&s, "\(subscription(s, cid)) \(enabled ? "on" : "off") for \(label(s, cid)) failed: \(error)"
                          + OnDemand.hint(s, device, error))
         case let .valueNotified(cid, bytes):
-            s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
-            s.streams[cid]?.add(bytes, at: at)
-            if s.attachedHooks[cid] != nil, let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }),
-               let (_, c) = p.characteristic(cid) {
-                s.hookActivity[cid, default: HookActivity()].fired += 1
-                return [.fireHook(cid, s.firedEvent(at: at, address: p.address, c, bytes))]
+            return notified(&s, cid, bytes, at: at)
+        case let .valuesNotified(cid, values):
+            // Each value as if it came on its own, at its own time.
+            var effects: [Effect] = []
+            for v in values {
+                let e = notified(&s, cid, v.bytes, at: v.at)
+                if !e.isEmpty { effects += e }
             }
+            return effects
         case let .scanFailed(error):
             s.scanWanted = false
             Reducer.fail(&s, "Scan failed: \(error)")
@@ -111,6 +113,19 @@ enum BackendReducer {
         case let .propertyUnreadable(p):
             // A warning, not an error: what could be read is shown; the log keeps it.
             s.alert = Alert(.warning, p.description, at: at)
+        }
+        return []
+    }
+
+    /// A notification: the value's history, the message view's stream (`m`, when open),
+    /// the hook attached with `a`.
+    static func notified(_ s: inout AppState, _ cid: CharacteristicID, _ bytes: Bytes, at: Timestamp) -> [Effect] {
+        s.values[cid, default: ValueLog()].append(ValueEntry(at: at, bytes: bytes, origin: .notify))
+        if !s.streams.isEmpty { s.streams[cid]?.add(bytes, at: at) }
+        if !s.attachedHooks.isEmpty, s.attachedHooks[cid] != nil,
+           let p = s.peripherals.values.first(where: { $0.characteristic(cid) != nil }), let (_, c) = p.characteristic(cid) {
+            s.hookActivity[cid, default: HookActivity()].fired += 1
+            return [.fireHook(cid, s.firedEvent(at: at, address: p.address, c, bytes))]
         }
         return []
     }

@@ -30,8 +30,8 @@ public enum RecordingFormat {
     /// batch). `state` is the state after the action.
     public static func forEachLine(for action: Action, state: AppState, _ body: (String) -> Void) {
         if case let .backend(event, at) = action {
-            event.forEachFact { fact in
-                if let l = line(for: .backend(fact, at: at), state: state) { body(l) }
+            event.forEachFact(at: at) { fact, t in
+                if let l = line(for: .backend(fact, at: t), state: state) { body(l) }
             }
         } else if let l = line(for: action, state: state) {
             body(l)
@@ -64,8 +64,8 @@ public enum RecordingFormat {
             j.int("rssi", r.rssi)
             j.bool("connectable", r.connectable)
             advertisement(&j, r.advertisement)
-        case .advertisementsReceived:
-            return nil   // one line per report: forEachLine
+        case .advertisementsReceived, .valuesNotified:
+            return nil   // one line per report, per value: forEachLine
         case let .rssiLost(id):
             j.string("type", "rssi-lost")
             j.string("address", id.rawValue)

@@ -62,6 +62,7 @@ struct Shared {
             r.advertisement = Self.intern(r.advertisement, in: &advertisements)
             return .advertisementReceived(r)
         case let .valueNotified(cid, b): return .valueNotified(path(cid), value(b))
+        case let .valuesNotified(cid, vs): return .valuesNotified(path(cid), vs.map { NotifiedValue(value($0.bytes), at: $0.at) })
         case let .readCompleted(cid, .success(b)): return .readCompleted(path(cid), .success(value(b)))
         case let .rssiLost(i): return .rssiLost(id(i))
         case let .peripheralRemoved(i): return .peripheralRemoved(id(i))

@@ -57,6 +57,8 @@ public enum CloneSpec {
                 services = s
             case let .readCompleted(cid, .success(b)), let .valueNotified(cid, b), let .writeCompleted(cid, b, _, nil):
                 values[cid] = Array(b.prefix(512))
+            case let .valuesNotified(cid, vs):
+                if let b = vs.last?.bytes { values[cid] = Array(b.prefix(512)) }
             case let .descriptorRead(did, .success(b)):
                 values[did] = Array(b.prefix(512))
             default:
