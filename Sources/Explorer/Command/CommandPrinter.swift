@@ -81,7 +81,7 @@ public struct CommandPrinter: Sendable {
             if json {
                 var j = JSONLine()
                 j.string("t", now.iso8601); j.string("event", l.event)
-                for f in l.fields { j.string(f.key, f.value) }
+                for f in l.fields { j.string(key: f.key, f.value) }
                 return [out(j.finish())]
             }
             let text = l.fields.compactMap { f in f.value.map { "\(f.key)=\($0)" } }.joined(separator: " ")

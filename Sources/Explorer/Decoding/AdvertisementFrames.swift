@@ -28,7 +28,7 @@ public struct AdvertisementFrame: Equatable, Sendable {
         j.string("text", value.text)
         if value.malformed { j.bool("malformed", true) }
         var v = JSONLine()
-        for f in value.fields where f.key != "kind" { v.raw(f.key, f.value.serialized) }
+        for f in value.fields where f.key != "kind" { v.raw(key: f.key, f.value.serialized) }
         j.raw("value", v.finish())
         return j.finish()
     }

@@ -20,7 +20,7 @@ public struct DecodedValue: Equatable, Sendable {
     /// `{"bpm":72,"contact":true}`, keys in the order given.
     public var fieldsJSON: String {
         var j = JSONLine()
-        for f in fields { j.raw(f.key, f.value.serialized) }
+        for f in fields { j.raw(key: f.key, f.value.serialized) }
         return j.finish()
     }
 

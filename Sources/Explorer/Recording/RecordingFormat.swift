@@ -91,9 +91,9 @@ public enum RecordingFormat {
             j.string("message", reason.description)
         case let .readCompleted(cid, result):
             j.string("type", "read")
-            characteristic(&j, cid, state)
+            let c = characteristic(&j, cid, state)
             switch result {
-            case let .success(bytes): value(&j, cid, bytes, state)
+            case let .success(bytes): value(&j, c, bytes, state)
             case let .failure(e): error(&j, e)
             }
         case let .writeCompleted(cid, bytes, type, err):
@@ -125,8 +125,8 @@ public enum RecordingFormat {
             characteristic(&j, cid, state)
         case let .valueNotified(cid, bytes):
             j.string("type", "notification")
-            characteristic(&j, cid, state)
-            value(&j, cid, bytes, state)
+            let c = characteristic(&j, cid, state)
+            value(&j, c, bytes, state)
         case let .descriptorRead(did, result):
             j.string("type", "descriptor-read")
             j.string("path", did.path)
@@ -241,18 +241,22 @@ public enum RecordingFormat {
     /// `004c`: four lowercase hex digits.
     public static func companyKey(_ k: UInt16) -> String { hex4(k) }
 
-    static func characteristic(_ j: inout JSONLine, _ cid: CharacteristicID, _ state: AppState) {
-        if let (pid, c) = find(cid, state) {
+    /// The characteristic's address, uuid, name and path; the characteristic, when known.
+    @discardableResult
+    static func characteristic(_ j: inout JSONLine, _ cid: CharacteristicID, _ state: AppState) -> GATTCharacteristic? {
+        let found = find(cid, state)
+        if let (pid, c) = found {
             j.string("address", pid.rawValue)
             j.string("uuid", c.uuid.canonical)
             j.string("name", state.name(c))
         }
         j.string("path", cid.path)
+        return found?.1
     }
 
-    static func value(_ j: inout JSONLine, _ cid: CharacteristicID, _ bytes: Bytes, _ state: AppState) {
+    static func value(_ j: inout JSONLine, _ c: GATTCharacteristic?, _ bytes: Bytes, _ state: AppState) {
         j.string("hex", hex(bytes, separator: ""))
-        if let (_, c) = find(cid, state) { j.string("decoded", state.decoded(c, bytes)) }
+        if let c { j.string("decoded", state.decoded(c, bytes)) }
     }
 
     static func find(_ cid: CharacteristicID, _ state: AppState) -> (PeripheralID, GATTCharacteristic)? {
