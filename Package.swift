@@ -22,7 +22,7 @@ let package = Package(
         // libdbus implementation on the app's event loop.
         .target(name: "DBus", dependencies: ["Explorer", "CDBus"]),
         // The BlueZ backend: bluetoothd's object tree over D-Bus, into BackendEvents.
-        .target(name: "BlueZ", dependencies: ["Explorer", "DBus", "CMalloc"]),
+        .target(name: "BlueZ", dependencies: ["Explorer", "DBus", "CMalloc", "CSocket"]),
         // libcurl, wrapped so that only Sources/WebHook touches it; loaded on first use
         // (dlopen), not linked: its headers come from libcurl4-openssl-dev (install-deps).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "WebHook", dependencies: ["Explorer", "CCurl"]),
         // glibc's malloc.h (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
+        // recvmmsg(2), which it leaves out too (AcquireNotify's socket, several values a call).
+        .systemLibrary(name: "CSocket"),
         // Writes the git commit of the sources into the bleexplr target before every build (--version).
         .plugin(name: "BuildStamp", capability: .buildTool(), path: "Plugins/BuildStamp"),
         .executableTarget(name: "bleexplr", dependencies: ["Explorer", "TUI", "DBus", "BlueZ", "WebHook", "CMalloc"],

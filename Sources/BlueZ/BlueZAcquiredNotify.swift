@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CSocket
 import Explorer
 import DBus
 
@@ -18,6 +19,8 @@ struct AcquiredNotifications {
     }
     /// By characteristic path.
     var sockets: [String: Socket] = [:]
+    /// Where one recvmmsg puts what it reads; made with the first socket.
+    var batch: Batch?
     /// Sockets let go so far: a read that sends values checks its socket is still there only
     /// when this moved (a value can end the command, which lets the socket go).
     var released = 0
@@ -38,6 +41,54 @@ struct AcquiredNotifications {
     /// SO_TIMESTAMPNS and its control message SCM_TIMESTAMPNS (asm-generic/socket.h: the
     /// same on x86-64 and arm64; glibc's macro for it does not reach Swift).
     static let timestampOption: Int32 = 35
+
+    /// `perTurn` messages for one recvmmsg(2): each its value (`readSize` bytes) and its
+    /// control message (the time), made once. One system call reads what a wake-up finds,
+    /// not one a value (in the lab's emulated guest, a system call costs as much as a
+    /// value's whole reduction).
+    final class Batch {
+        static let controlSize = 64   // a cmsghdr (16 bytes) and a timespec (16), with room to spare
+        /// struct mmsghdr: a struct msghdr, then the length (unsigned int), padded to 8.
+        static let lengthOffset = MemoryLayout<msghdr>.size
+        static let headerStride = (lengthOffset + MemoryLayout<UInt32>.size + 7) & ~7
+        let data = UnsafeMutableRawPointer.allocate(byteCount: perTurn * readSize, alignment: 16)
+        let control = UnsafeMutableRawPointer.allocate(byteCount: perTurn * controlSize, alignment: 16)
+        let vectors = UnsafeMutablePointer<iovec>.allocate(capacity: perTurn)
+        let headers = UnsafeMutableRawPointer.allocate(byteCount: perTurn * headerStride, alignment: 16)
+
+        init() {
+            headers.initializeMemory(as: UInt8.self, repeating: 0, count: perTurn * Self.headerStride)
+            for i in 0..<perTurn {
+                vectors[i] = iovec(iov_base: data + i * readSize, iov_len: readSize)
+                var h = msghdr()
+                h.msg_iov = vectors + i
+                h.msg_iovlen = 1
+                h.msg_control = control + i * Self.controlSize
+                h.msg_controllen = Self.controlSize
+                headers.storeBytes(of: h, toByteOffset: i * Self.headerStride, as: msghdr.self)
+            }
+        }
+
+        /// What the kernel filled in message `i`: its length, and its control messages' length.
+        func received(_ i: Int) -> (length: Int, controlLength: Int) {
+            let h = headers.load(fromByteOffset: i * Self.headerStride, as: msghdr.self)
+            return (Int(headers.load(fromByteOffset: i * Self.headerStride + Self.lengthOffset, as: UInt32.self)),
+                    Int(h.msg_controllen))
+        }
+
+        /// Room for message `i`'s control messages again, for the next call.
+        func reset(_ i: Int) {
+            headers.storeBytes(of: Self.controlSize, toByteOffset: i * Self.headerStride + MemoryLayout<msghdr>.offset(of: \.msg_controllen)!,
+                               as: Int.self)
+        }
+
+        deinit {
+            data.deallocate()
+            control.deallocate()
+            vectors.deallocate()
+            headers.deallocate()
+        }
+    }
 }
 
 extension BlueZBackend {
@@ -98,39 +149,31 @@ extension BlueZBackend {
         }
     }
 
-    /// Up to `perTurn` values from the socket, sent as one batch, each with the time the
-    /// kernel queued it; how many, and whether the socket is still open (false: bluetoothd
-    /// closed it, or an error other than EAGAIN).
+    /// Up to `perTurn` values from the socket in one recvmmsg, sent as one batch, each with
+    /// the time the kernel queued it; how many, and whether the socket is still open (false:
+    /// bluetoothd closed it, or an error other than EAGAIN).
     private func readAcquired(_ cid: CharacteristicID, _ fd: Int32) -> (read: Int, open: Bool) {
-        var buffer = [UInt8](repeating: 0, count: AcquiredNotifications.readSize)
-        // One control message: a cmsghdr (16 bytes) and a timespec (16), with room to spare.
-        var control = [UInt64](repeating: 0, count: 8)
-        var readTime: Timestamp?
+        let b = acquired.batch ?? AcquiredNotifications.Batch()
+        acquired.batch = b
+        let n = Int(bleexplr_recvmmsg(fd, b.headers, UInt32(AcquiredNotifications.perTurn), Int32(MSG_DONTWAIT), nil))
+        guard n > 0 else { return (0, n < 0 && (errno == EAGAIN || errno == EINTR)) }
         var values: [NotifiedValue] = []
+        values.reserveCapacity(n)
+        var readTime: Timestamp?
         var open = true
-        while values.count < AcquiredNotifications.perTurn {
-            var (n, stamp) = (0, Timestamp?.none)
-            buffer.withUnsafeMutableBytes { data in
-                control.withUnsafeMutableBytes { ctl in
-                    var iov = iovec(iov_base: data.baseAddress, iov_len: data.count)
-                    withUnsafeMutablePointer(to: &iov) { iovp in
-                        var msg = msghdr()
-                        msg.msg_iov = iovp
-                        msg.msg_iovlen = 1
-                        msg.msg_control = ctl.baseAddress
-                        msg.msg_controllen = ctl.count
-                        n = recvmsg(fd, &msg, 0)
-                        if n > 0 { stamp = Self.kernelTime(ctl, length: Int(msg.msg_controllen)) }
-                    }
-                }
-            }
-            guard n > 0 else {
-                open = n < 0 && (errno == EAGAIN || errno == EINTR)
-                break
-            }
+        for i in 0..<n {
+            let (length, controlLength) = b.received(i)
+            b.reset(i)
+            // A message of nothing: bluetoothd closed its end (what came before it stands).
+            guard length > 0 else { open = false; break }
+            let control = UnsafeMutableRawBufferPointer(start: b.control + i * AcquiredNotifications.Batch.controlSize,
+                                                        count: AcquiredNotifications.Batch.controlSize)
+            let stamp = Self.kernelTime(control, length: controlLength)
             let at = stamp ?? readTime ?? Timestamp.now()
             if stamp == nil { readTime = at }
-            values.append(NotifiedValue(Array(buffer[0..<n]), at: at))
+            let bytes = UnsafeRawBufferPointer(start: b.data + i * AcquiredNotifications.readSize,
+                                               count: min(length, AcquiredNotifications.readSize))
+            values.append(NotifiedValue(Array(bytes), at: at))
         }
         guard let last = values.last else { return (0, open) }
         let released = acquired.released
