@@ -13,32 +13,25 @@ final class ConnectStallTests {
     static let dev = "/org/bluez/hci0/dev_E4_1C_22_5D_90_22"
     static let id = PeripheralID("E4:1C:22:5D:90:22")
 
-    let bus: PrivateBus
-    let loop = EventLoop()
-    let bluez: DBusConnection
-    let client: DBusConnection
-    let backend: BlueZBackend
-    var calls: [String] = []
-    var events: [BackendEvent] = []
+    let fake: FakeOrgBlueZ
+    var loop: EventLoop { fake.loop }
+    var backend: BlueZBackend { fake.backend }
+    var events: [BackendEvent] { fake.events }
+    /// The calls to the device, by name.
+    var calls: [String] { fake.calls.filter { $0.path == Self.dev }.map(\.member) }
     /// How the fake answers each Connect, in order (nil: never).
     var connectAnswers: [Bool?] = []
 
     init() throws {
-        bus = try PrivateBus()
-        bluez = try DBusConnection.open(address: bus.address, loop: loop)
-        client = try DBusConnection.open(address: bus.address, loop: loop)
-        backend = BlueZBackend(bus: client)
-        backend.connects.stallSeconds = 0.4
-        backend.connects.settleSeconds = 0.2
-        bluez.exportHandler { [unowned self] call in
-            if call.path == Self.dev { calls.append(call.member) }
+        fake = try FakeOrgBlueZ(objects: [
+            "/org/bluez/hci0": BlueZBackendTests.adapter,
+            Self.dev: ["org.bluez.Device1": ["Address": .string("E4:1C:22:5D:90:22"), "Connected": .bool(false),
+                                             "ServicesResolved": .bool(false), "RSSI": .int16(-60)]],
+        ])
+        fake.backend.connects.stallSeconds = 0.4
+        fake.backend.connects.settleSeconds = 0.2
+        fake.answer = { [unowned self] call in
             switch (call.path, call.member) {
-            case ("/", "GetManagedObjects"):
-                return .values([BlueZBackendTests.tree([
-                    "/org/bluez/hci0": BlueZBackendTests.adapter,
-                    Self.dev: ["org.bluez.Device1": ["Address": .string("E4:1C:22:5D:90:22"), "Connected": .bool(false),
-                                                     "ServicesResolved": .bool(false), "RSSI": .int16(-60)]],
-                ])])
             case (Self.dev, "Connect"):
                 let n = calls.filter { $0 == "Connect" }.count
                 guard n <= connectAnswers.count, let up = connectAnswers[n - 1] else { return .deferred }
@@ -52,16 +45,13 @@ final class ConnectStallTests {
                 return .values([])
             }
         }
-        var owned: Result<UInt32, DBusError>?
-        bluez.requestName("org.bluez") { owned = $0 }
-        #expect(loop.run(until: { owned != nil }, timeout: 5))
-        backend.start(loop: loop) { [unowned self] e, _ in events.append(e) }
+        fake.start()
         #expect(loop.run(until: { self.events.contains { if case .advertisementReceived = $0 { return true }; return false } },
                          timeout: 5))
     }
 
     func connected(_ up: Bool) {
-        try? bluez.emitSignal(path: Self.dev, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+        try? fake.bluez.emitSignal(path: Self.dev, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
                               args: [.string("org.bluez.Device1"), .vardict(["Connected": .bool(up)]), .array(element: "s", [])])
     }
 

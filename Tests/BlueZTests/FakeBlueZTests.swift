@@ -15,44 +15,30 @@ final class FakeBlueZTests {
     static let id = PeripheralID("E4:1C:22:5D:90:11")
     static let value: [UInt8] = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
-    let bus: PrivateBus
-    let loop = EventLoop()
-    let bluez: DBusConnection
-    let client: DBusConnection
-    let backend: BlueZBackend
-    var calls: [DBusMethodCall] = []
-    var events: [BackendEvent] = []
+    let fake: FakeOrgBlueZ
+    var loop: EventLoop { fake.loop }
+    var bluez: DBusConnection { fake.bluez }
+    var backend: BlueZBackend { fake.backend }
+    var calls: [DBusMethodCall] { fake.calls }
+    var events: [BackendEvent] { fake.events }
 
     init() throws {
-        bus = try PrivateBus()
-        bluez = try DBusConnection.open(address: bus.address, loop: loop)
-        client = try DBusConnection.open(address: bus.address, loop: loop)
-        backend = BlueZBackend(bus: client)
-        bluez.exportHandler { [unowned self] call in
-            calls.append(call)
-            switch (call.path, call.member) {
-            case ("/", "GetManagedObjects"):
-                return .values([BlueZBackendTests.tree([
-                    "/org/bluez/hci0": BlueZBackendTests.adapter,
-                    Self.dev: ["org.bluez.Device1": ["Address": .string("E4:1C:22:5D:90:11"), "Connected": .bool(true),
-                                                     "ServicesResolved": .bool(false), "RSSI": .int16(-60)]],
-                ])])
-            case (Self.chr, "ReadValue"):
-                // As BlueZ: the value from `offset` on.
-                let options = call.args.first?.stringKeyed ?? [:]
-                let offset = options["offset"]?.int ?? 0
-                guard offset <= Self.value.count else {
-                    return .error(DBusError(name: "org.bluez.Error.InvalidOffset", message: "Invalid offset"))
-                }
-                return .values([.bytes(Array(Self.value.dropFirst(offset)))])
-            default:
-                return .values([])
+        fake = try FakeOrgBlueZ(objects: [
+            "/org/bluez/hci0": BlueZBackendTests.adapter,
+            Self.dev: ["org.bluez.Device1": ["Address": .string("E4:1C:22:5D:90:11"), "Connected": .bool(true),
+                                             "ServicesResolved": .bool(false), "RSSI": .int16(-60)]],
+        ])
+        fake.answer = { call in
+            guard call.path == Self.chr, call.member == "ReadValue" else { return .values([]) }
+            // As BlueZ: the value from `offset` on.
+            let options = call.args.first?.stringKeyed ?? [:]
+            let offset = options["offset"]?.int ?? 0
+            guard offset <= Self.value.count else {
+                return .error(DBusError(name: "org.bluez.Error.InvalidOffset", message: "Invalid offset"))
             }
+            return .values([.bytes(Array(Self.value.dropFirst(offset)))])
         }
-        var owned: Result<UInt32, DBusError>?
-        bluez.requestName("org.bluez") { owned = $0 }
-        #expect(loop.run(until: { owned != nil }, timeout: 5))
-        backend.start(loop: loop) { [unowned self] e, _ in events.append(e) }
+        fake.start()
         // The snapshot comes after the match rules (same connection, in order): once the
         // device is here, every rule is in place.
         #expect(loop.run(until: { self.events.contains(.connected(Self.id)) }, timeout: 5))
