@@ -89,6 +89,24 @@ struct BatchTests {
         #expect(batched.3 == [-54])   // as a batch: all of it is
     }
 
+    /// Notifications read together record the lines their values would one by one, each at
+    /// its own time (their characteristic is named once for the batch).
+    @Test func notificationsReadTogetherRecordTheLinesOfTheirValues() {
+        let s = Fixture.connectedHRM()
+        let values = [NotifiedValue([0x06, 0x48], at: Fixture.t0 + 1), NotifiedValue([0x06, 0x49], at: Fixture.t0 + 1.5)]
+        var batched: [String] = [], singles: [String] = []
+        RecordingFormat.forEachLine(for: .backend(.valuesNotified(Fixture.hrmChar, values), at: Fixture.t0 + 1.5), state: s) {
+            batched.append($0)
+        }
+        for v in values {
+            RecordingFormat.forEachLine(for: .backend(.valueNotified(Fixture.hrmChar, v.bytes), at: v.at), state: s) { singles.append($0) }
+        }
+        #expect(batched == singles)
+        #expect(batched.count == 2)
+        #expect(batched.first?.contains(#""name":"Heart Rate Measurement""#) == true, "\(batched)")
+        #expect(batched.first?.contains(#""decoded":"72 bpm"#) == true, "\(batched)")
+    }
+
     @Test func forEachFactExpandsOnlyBatches() {
         var facts: [BackendEvent] = []
         var times: [Timestamp] = []

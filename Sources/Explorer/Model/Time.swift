@@ -29,17 +29,22 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 
     /// `2026-11-30T20:31:02.123Z`
     public var iso8601: String {
-        let (t, ms) = parts()
         // Bytes, then one String: every printed and recorded line has a timestamp, and
         // interpolating padded pieces was 12 % of a recorded notification (perf).
         var b = Bytes()
         b.reserveCapacity(24)
+        appendISO8601(to: &b)
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    /// `iso8601`'s characters, added to `b` (a recorded line's bytes: no String between).
+    public func appendISO8601(to b: inout Bytes) {
+        let (t, ms) = parts()
         b.appendDecimal(Int(t.tm_year) + 1900, width: 4); b.append(0x2D)   // -
         b.appendDecimal(Int(t.tm_mon) + 1, width: 2); b.append(0x2D)
         b.appendDecimal(Int(t.tm_mday), width: 2); b.append(0x54)          // T
         Self.appendClock(&b, t, ms)
         b.append(0x5A)                                                     // Z
-        return String(decoding: b, as: UTF8.self)
     }
 
     /// `20:31:02.123` (UTC), for history columns.

@@ -29,6 +29,13 @@ public enum RecordingFormat {
     /// records exactly the lines its reports would one by one (a recording never holds a
     /// batch). `state` is the state after the action.
     public static func forEachLine(for action: Action, state: AppState, _ body: (String) -> Void) {
+        // Notifications read together: their characteristic is named once for all of them
+        // (finding and naming it was a third of a recorded notification's line).
+        if case let .backend(.valuesNotified(cid, values), _) = action {
+            let named = NamedCharacteristic(cid, state)
+            for v in values { body(notificationLine(named, v.bytes, at: v.at, state)) }
+            return
+        }
         if case let .backend(event, at) = action {
             event.forEachFact(at: at) { fact, t in
                 if let l = line(for: .backend(fact, at: t), state: state) { body(l) }
@@ -45,12 +52,12 @@ public enum RecordingFormat {
         if case let .hookReported(report, _) = action { return hookLine(report, at: state.now) }
         if case let .commandReported(message, problem) = action {
             var j = JSONLine()
-            j.string("t", state.now.iso8601); j.string("type", "command"); j.string("message", message); j.bool("problem", problem)
+            j.time("t", state.now); j.string("type", "command"); j.string("message", message); j.bool("problem", problem)
             return j.finish()
         }
         guard case let .backend(event, at) = action else { return nil }
         var j = JSONLine()
-        j.string("t", at.iso8601)
+        j.time("t", at)
         switch event {
         case let .adapterChanged(a):
             j.string("type", "adapter")
@@ -124,9 +131,7 @@ public enum RecordingFormat {
             j.string("type", "writes-flushed")
             characteristic(&j, cid, state)
         case let .valueNotified(cid, bytes):
-            j.string("type", "notification")
-            let c = characteristic(&j, cid, state)
-            value(&j, c, bytes, state)
+            return notificationLine(NamedCharacteristic(cid, state), bytes, at: at, state)
         case let .descriptorRead(did, result):
             j.string("type", "descriptor-read")
             j.string("path", did.path)
@@ -183,14 +188,14 @@ public enum RecordingFormat {
     /// the passkey itself.
     public static func agentAnswerLine(_ a: AgentAnswer, at: Timestamp) -> String {
         var j = JSONLine()
-        j.string("t", at.iso8601); j.string("type", "agent"); j.string("request", "answered"); j.string("answer", a.code)
+        j.time("t", at); j.string("type", "agent"); j.string("request", "answered"); j.string("answer", a.code)
         return j.finish()
     }
 
     /// An iBeacon region entered or left.
     public static func regionLine(_ t: RegionTransition) -> String {
         var j = JSONLine()
-        j.string("t", t.at.iso8601); j.string("type", "region")
+        j.time("t", t.at); j.string("type", "region")
         t.fields(&j)
         return j.finish()
     }
@@ -198,7 +203,7 @@ public enum RecordingFormat {
     /// What happened to a hook's event (never a secret: reports carry none).
     public static func hookLine(_ r: DeliveryReport, at: Timestamp) -> String {
         var j = JSONLine()
-        j.string("t", at.iso8601); j.string("type", "hook"); j.int("seq", r.seq)
+        j.time("t", at); j.string("type", "hook"); j.int("seq", r.seq)
         switch r {
         case let .queued(_, pending): j.string("outcome", "queued"); j.int("pending", pending)
         case let .delivered(_, attempt, detail): j.string("outcome", "delivered"); j.int("attempt", attempt); j.string("detail", detail)
@@ -254,14 +259,36 @@ public enum RecordingFormat {
         return found?.1
     }
 
+    /// A characteristic's fields in a line (address, uuid, name, path), and the characteristic.
+    struct NamedCharacteristic {
+        let characteristic: GATTCharacteristic?
+        let fields: JSONLine
+
+        init(_ cid: CharacteristicID, _ state: AppState) {
+            var j = JSONLine()
+            characteristic = RecordingFormat.characteristic(&j, cid, state)
+            fields = j
+        }
+    }
+
+    static func notificationLine(_ named: NamedCharacteristic, _ bytes: Bytes, at: Timestamp, _ state: AppState) -> String {
+        var j = JSONLine()
+        j.time("t", at)
+        j.string("type", "notification")
+        j.fields(of: named.fields)
+        value(&j, named.characteristic, bytes, state)
+        return j.finish()
+    }
+
     static func value(_ j: inout JSONLine, _ c: GATTCharacteristic?, _ bytes: Bytes, _ state: AppState) {
         j.string("hex", hex(bytes, separator: ""))
         if let c { j.string("decoded", state.decoded(c, bytes)) }
     }
 
     static func find(_ cid: CharacteristicID, _ state: AppState) -> (PeripheralID, GATTCharacteristic)? {
-        // The app's links first: a notification comes from one of them, and the whole room
-        // is a thousand peripherals to look through twice a line.
+        // The command's device, then the app's links: a notification comes from one of them,
+        // and the whole room is a thousand peripherals to look through.
+        if let id = state.job?.target, let (_, c) = state.peripherals[id]?.characteristic(cid) { return (id, c) }
         for id in state.links.order {
             if let (_, c) = state.peripherals[id]?.characteristic(cid) { return (id, c) }
         }
