@@ -6,7 +6,11 @@
 /// with the first failure's status.
 enum JobParts {
     static func reduce(_ s: inout AppState, _ action: Action, _ effects: [Effect]) -> [Effect] {
-        guard var whole = s.job, whole.exitCode == nil else { return [] }
+        guard case .some = s.job, s.job?.exitCode == nil else { return [] }
+        // The whole moves out of the state and each part into it in turn, by swaps, as
+        // JobReducer moves a job: nothing is copied, no buffer a part grows is shared.
+        var whole = JobReducer.standIn
+        swap(&whole, &s.job!)
         var out: [Effect] = []
         for i in whole.parts.indices where whole.parts[i].exitCode == nil {
             var mine = action
@@ -14,10 +18,9 @@ enum JobParts {
                 guard n == i else { continue }
                 mine = .jobTimerFired(timer)
             }
-            s.job = whole.parts[i]
-            whole.parts[i] = JobState(job: whole.parts[i].job)   // one owner while reduced (JobReducer.reduce)
+            swap(&s.job!, &whole.parts[i])
             let said = JobReducer.reduce(&s, mine, effects)
-            whole.parts[i] = s.job ?? whole.parts[i]
+            swap(&s.job!, &whole.parts[i])
             for e in said {
                 switch e {
                 case let .startTimer(t, after): out.append(.startTimer(.part(i, t), after: after))
@@ -46,7 +49,7 @@ enum JobParts {
             whole.phase = .done(exitCode: code)
             out.append(.finish(exitCode: code))
         }
-        s.job = whole
+        swap(&whole, &s.job!)
         return out
     }
 }
