@@ -19,8 +19,8 @@ struct AcquiredNotifications {
     }
     /// By characteristic path.
     var sockets: [String: Socket] = [:]
-    /// Where one recvmmsg puts what it reads; made with the first socket.
-    var batch: Batch?
+    /// Where one recvmmsg puts what it reads; made at the first read.
+    lazy var batch = Batch()
     /// Sockets let go so far: a read that sends values checks its socket is still there only
     /// when this moved (a value can end the command, which lets the socket go).
     var released = 0
@@ -153,8 +153,7 @@ extension BlueZBackend {
     /// the time the kernel queued it; how many, and whether the socket is still open (false:
     /// bluetoothd closed it, or an error other than EAGAIN).
     private func readAcquired(_ cid: CharacteristicID, _ fd: Int32) -> (read: Int, open: Bool) {
-        let b = acquired.batch ?? AcquiredNotifications.Batch()
-        acquired.batch = b
+        let b = acquired.batch
         let n = Int(bleexplr_recvmmsg(fd, b.headers, UInt32(AcquiredNotifications.perTurn), Int32(MSG_DONTWAIT), nil))
         guard n > 0 else { return (0, n < 0 && (errno == EAGAIN || errno == EINTR)) }
         var values: [NotifiedValue] = []

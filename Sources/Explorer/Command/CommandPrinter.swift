@@ -54,7 +54,7 @@ public struct CommandPrinter: Sendable {
                 return [out("wrote \(w.bytes.count) byte\(w.bytes.count == 1 ? "" : "s")\(how)")]
             }
             var j = JSONLine()
-            j.string("t", w.at.iso8601); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
+            j.time("t", w.at); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
             Self.descriptorFields(&j, w.descriptor, w.handle)
             j.string("hex", hex(w.bytes, separator: ""))
             j.string("writeType", w.type.rawValue)
@@ -67,7 +67,7 @@ public struct CommandPrinter: Sendable {
         case let .watch(event, message, seq):
             guard json else { return [out("\(now.clockTime)  \(TerminalSafe.text(message))")] }
             var j = JSONLine()
-            j.string("t", now.iso8601); j.string("event", event); j.int("seq", seq); j.string("message", message)
+            j.time("t", now); j.string("event", event); j.int("seq", seq); j.string("message", message)
             return [out(j.finish())]
         case let .region(t):
             if json { return [out(t.json)] }
@@ -80,7 +80,7 @@ public struct CommandPrinter: Sendable {
         case let .serve(l):
             if json {
                 var j = JSONLine()
-                j.string("t", now.iso8601); j.string("event", l.event)
+                j.time("t", now); j.string("event", l.event)
                 for f in l.fields { j.string(key: f.key, f.value) }
                 return [out(j.finish())]
             }
@@ -108,7 +108,7 @@ public struct CommandPrinter: Sendable {
 
     static func valueJSON(_ v: ValueReport) -> String {
         var j = JSONLine()
-        j.string("t", v.at.iso8601); j.string("address", v.address); j.string("uuid", v.uuid.canonical)
+        j.time("t", v.at); j.string("address", v.address); j.string("uuid", v.uuid.canonical)
         Self.descriptorFields(&j, v.descriptor, v.handle)
         j.string("name", v.name)
         j.string("origin", v.origin.rawValue)

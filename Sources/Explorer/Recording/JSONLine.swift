@@ -31,8 +31,7 @@ public struct JSONLine {
     /// Keys are the code's own names, never a device's: not escaped (a tenth of a
     /// recorded notification's line went to checking them, callgrind 2026-12-06).
     private mutating func key(_ k: StaticString) {
-        if !first { out.append(0x2C) }   // ,
-        first = false
+        nextField()
         out.append(0x22)
         k.withUTF8Buffer { out.append(contentsOf: $0) }
         out.append(0x22)
@@ -59,8 +58,7 @@ public struct JSONLine {
     }
 
     private mutating func dynamicKey(_ k: String) {
-        if !first { out.append(0x2C) }
-        first = false
+        nextField()
         addQuoted(k)
         out.append(0x3A)
     }
@@ -114,9 +112,14 @@ public struct JSONLine {
     /// The fields of `other`, in its order, after this one's.
     public mutating func fields(of other: JSONLine) {
         guard !other.first else { return }
-        if !first { out.append(0x2C) }
-        first = false
+        nextField()
         out.append(contentsOf: other.out[1...])
+    }
+
+    /// A comma before every field but the first.
+    private mutating func nextField() {
+        if !first { out.append(0x2C) }   // ,
+        first = false
     }
 
     public func finish() -> String { String(decoding: out + [0x7D], as: UTF8.self) }

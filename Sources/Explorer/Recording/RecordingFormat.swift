@@ -18,7 +18,7 @@ public enum RecordingFormat {
         j.string("type", "header")
         j.int("format", version)
         j.string("bleexplr", BleexplrVersion.current)
-        j.string("started", h.started.iso8601)
+        j.time("started", h.started)
         j.string("backend", h.backend)
         j.string("adapter", h.adapter)
         if let seed = h.seed { j.string("seed", String(seed)) }

@@ -84,7 +84,7 @@ public struct RegionTransition: Equatable, Sendable {
 
     public var json: String {
         var j = JSONLine()
-        j.string("t", at.iso8601)
+        j.time("t", at)
         fields(&j)
         return j.finish()
     }
