@@ -94,17 +94,50 @@ struct BatchTests {
     @Test func notificationsReadTogetherRecordTheLinesOfTheirValues() {
         let s = Fixture.connectedHRM()
         let values = [NotifiedValue([0x06, 0x48], at: Fixture.t0 + 1), NotifiedValue([0x06, 0x49], at: Fixture.t0 + 1.5)]
-        var batched: [String] = [], singles: [String] = []
-        RecordingFormat.forEachLine(for: .backend(.valuesNotified(Fixture.hrmChar, values), at: Fixture.t0 + 1.5), state: s) {
-            batched.append($0)
-        }
+        let batched = RecordingFormat.lines(for: .backend(.valuesNotified(Fixture.hrmChar, values), at: Fixture.t0 + 1.5), state: s)
+        var singles: [String] = []
         for v in values {
-            RecordingFormat.forEachLine(for: .backend(.valueNotified(Fixture.hrmChar, v.bytes), at: v.at), state: s) { singles.append($0) }
+            singles += RecordingFormat.lines(for: .backend(.valueNotified(Fixture.hrmChar, v.bytes), at: v.at), state: s)
         }
         #expect(batched == singles)
         #expect(batched.count == 2)
         #expect(batched.first?.contains(#""name":"Heart Rate Measurement""#) == true, "\(batched)")
         #expect(batched.first?.contains(#""decoded":"72 bpm"#) == true, "\(batched)")
+    }
+
+    /// NotificationLines writes a notification's line without JSONLine: it is still the line
+    /// JSONLine makes of the same fields, escapes and all.
+    @Test func aNotificationLineIsWhatJSONLineMakesOfItsFields() throws {
+        var s = Fixture.connectedHRM()
+        let at = Fixture.t0 + 1.25
+        var j = JSONLine()
+        j.time("t", at); j.string("type", "notification"); j.string("address", Fixture.hrm.rawValue)
+        j.string("uuid", "00002a37-0000-1000-8000-00805f9b34fb"); j.string("name", "Heart Rate Measurement")
+        j.string("path", Fixture.hrmChar.path); j.hex("hex", [0x06, 0x48]); j.string("decoded", "72 bpm, contact")
+        #expect(RecordingFormat.line(for: .backend(.valueNotified(Fixture.hrmChar, [0x06, 0x48]), at: at), state: s) == j.finish())
+
+        // A path no device has (only the path is known), and a name whose decoding has quotes.
+        let stray = CharacteristicID("/x/\"quoted\"\u{1B}[2J")
+        var k = JSONLine()
+        k.time("t", at); k.string("type", "notification"); k.string("path", stray.path); k.hex("hex", [])
+        let strayLine = RecordingFormat.line(for: .backend(.valueNotified(stray, []), at: at), state: s)
+        #expect(strayLine == k.finish())
+        #expect(strayLine?.contains(#"\u001b"#) == true)
+
+        let nameChar = GATTCharacteristic(id: CharacteristicID("/sim/dev_E4_1C_22_5D_90_11/service0001/char0002"), uuid: "2A00",
+                                          properties: CharacteristicProperties(flags: ["notify", "read"]))
+        _ = s.peripherals.update(Fixture.hrm) { $0.services?.append(GATTService(id: AttributeID("/sim/dev_E4_1C_22_5D_90_11/service0001"),
+                                                                             uuid: "1800", characteristics: [nameChar])) }
+        let bytes = Bytes("a\"b\\".utf8)
+        var n = JSONLine()
+        n.time("t", at); n.string("type", "notification"); n.string("address", Fixture.hrm.rawValue)
+        n.string("uuid", nameChar.uuid.canonical); n.string("name", s.name(nameChar)); n.string("path", nameChar.id.path)
+        n.hex("hex", bytes); n.string("decoded", s.decoded(nameChar, bytes))
+        let nameLine = RecordingFormat.line(for: .backend(.valueNotified(nameChar.id, bytes), at: at), state: s)
+        #expect(nameLine == n.finish())
+        let parsed = try JSONSerialization.jsonObject(with: Data((nameLine ?? "").utf8)) as? [String: Any]
+        #expect(parsed?["decoded"] as? String == s.decoded(nameChar, bytes))
+        #expect(s.decoded(nameChar, bytes)?.contains("\"") == true)
     }
 
     @Test func forEachFactExpandsOnlyBatches() {

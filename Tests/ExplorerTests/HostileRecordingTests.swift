@@ -36,7 +36,7 @@ struct HostileRecordingTests {
         var lines = [RecordingFormat.headerLine(.init(started: t0, backend: "bluez", adapter: "hci0", seed: nil))]
         for (i, e) in events.enumerated() {
             let action = Action.backend(e, at: Timestamp(t0.seconds + Double(i)))
-            RecordingFormat.forEachLine(for: action, state: s) { lines.append($0) }
+            lines += RecordingFormat.lines(for: action, state: s)
             _ = Reducer.reduce(&s, action)
         }
         return lines

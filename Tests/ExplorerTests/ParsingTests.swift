@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Explorer
 
@@ -94,6 +95,38 @@ struct ParsingTests {
         #expect(formatFixed(-0.004, 2) == "0.00")
         #expect(formatFixed(-1.5, 1) == "-1.5")
         #expect(Timestamp(1_780_000_000.123).iso8601 == "2026-05-28T20:26:40.123Z")
+    }
+
+    /// The calendar is worked out without gmtime_r: it agrees with gmtime_r on leap days,
+    /// century years, the ends of months and years, before 1970 and far ahead.
+    @Test func timestampsAgreeWithGmtime() {
+        var seconds: [Int] = [0, -1, 951_782_400, 951_868_800, 4_107_542_400, 4_107_628_800, -2_203_891_200,
+                              -62_135_596_800, 253_402_300_799, 1_780_000_000]   // 2000-02-29, 2100-03-01, year 1, 9999
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 { seconds.append(Int.random(in: -62_135_596_800...253_402_300_799, using: &rng)) }
+        for s in seconds {
+            var t = time_t(s), tm = tm()
+            gmtime_r(&t, &tm)
+            let expected = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.250Z", Int(tm.tm_year) + 1900, Int(tm.tm_mon) + 1,
+                                  Int(tm.tm_mday), Int(tm.tm_hour), Int(tm.tm_min), Int(tm.tm_sec))
+            #expect(Timestamp(Double(s) + 0.25).iso8601 == expected, "\(s)")
+            var line = Bytes()
+            Timestamp(Double(s) + 0.25).appendISO8601(to: &line)
+            #expect(String(decoding: line, as: UTF8.self) == expected)
+        }
+    }
+
+    /// Times in a row (a batch's lines) write what each would alone: across seconds, a
+    /// millisecond that rounds up into the next one, back in time, and a year past 9999.
+    @Test func timesInARowAsEachAlone() {
+        var writer = ISO8601Writer()
+        var line = Bytes(), expected = ""
+        for t in [1_780_000_000.001, 1_780_000_000.5, 1_780_000_000.9996, 1_780_000_001.25, 1_779_999_999.0, -0.0004,
+                  253_402_300_800.5, 1_780_000_001.75] {
+            writer.append(Timestamp(t), to: &line)
+            expected += Timestamp(t).iso8601
+        }
+        #expect(String(decoding: line, as: UTF8.self) == expected)
     }
 
     /// Timestamps come from recordings too: any year, before 1970, a millisecond that rounds up.

@@ -56,7 +56,7 @@ public struct CommandPrinter: Sendable {
             var j = JSONLine()
             j.time("t", w.at); j.string("address", w.address); j.string("uuid", w.uuid.canonical)
             Self.descriptorFields(&j, w.descriptor, w.handle)
-            j.string("hex", hex(w.bytes, separator: ""))
+            j.hex("hex", w.bytes)
             j.string("writeType", w.type.rawValue)
             if w.long { j.bool("long", true) }
             return [out(j.finish())]
@@ -114,7 +114,7 @@ public struct CommandPrinter: Sendable {
         j.string("origin", v.origin.rawValue)
         j.int("mtu", v.mtu)
         if v.offset > 0 { j.int("offset", Int(v.offset)) }
-        j.string("hex", hex(v.bytes, separator: ""))
+        j.hex("hex", v.bytes)
         if let d = v.decoded {
             j.string("decoded", d.text)
             if d.malformed { j.bool("malformed", true) } else if !d.fields.isEmpty { j.raw("value", d.fieldsJSON) }
@@ -138,7 +138,7 @@ public struct CommandPrinter: Sendable {
             if m.framing == .seq { j.int("reordered", m.reordered) }
             j.int("mtu", m.mtu)
             j.raw("seconds", JSONValue.number(seconds).serialized); j.raw("kbitPerSecond", JSONValue.number(rate).serialized)
-            if messageFile == nil { j.string("hex", hex(m.bytes, separator: "")) }
+            if messageFile == nil { j.hex("hex", m.bytes) }
             j.string("output", messageFile)
             return [out(j.finish())]
         }
@@ -271,7 +271,7 @@ public struct CommandPrinter: Sendable {
                 dj.string("uuid", d.uuid.canonical); dj.string("name", AssignedNumbers.descriptorName(d.uuid)); dj.string("path", d.id.path)
                 dj.string("handle", d.id.handleText); dj.bool("writable", d.writable)
                 if let b = c.descriptorValues[d.id] {
-                    dj.string("hex", hex(b, separator: ""))
+                    dj.hex("hex", b)
                     if let v = DescriptorValue.decoded(d.uuid, b) {
                         dj.string("decoded", v.text)
                         if v.malformed { dj.bool("malformed", true) } else if !v.fields.isEmpty { dj.raw("value", v.fieldsJSON) }

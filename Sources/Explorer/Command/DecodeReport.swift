@@ -37,7 +37,7 @@ extension CommandPrinter {
             for s in c.structures {
                 var sj = JSONLine()
                 sj.int("chunk", n); sj.int("offset", s.offset); sj.int("type", Int(s.type))
-                sj.string("typeName", s.typeName); sj.string("hex", hex(s.data, separator: ""))
+                sj.string("typeName", s.typeName); sj.hex("hex", s.data)
                 structures.append(sj.finish())
             }
         }

@@ -55,6 +55,11 @@ public struct ValueLog: Equatable, Sendable {
         history.append(e)
         if e.error == nil { count += 1; latest = e } else { failures += 1 }
     }
+
+    /// Values notified together, each at its own time.
+    public mutating func append(notified values: [NotifiedValue]) {
+        for v in values { append(ValueEntry(at: v.at, bytes: v.bytes, origin: .notify)) }
+    }
 }
 
 public enum RecordingState: Equatable, Sendable {

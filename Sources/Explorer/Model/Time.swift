@@ -17,14 +17,41 @@ public struct Timestamp: Hashable, Comparable, Sendable {
         return Timestamp(Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
     }
 
+    /// The UTC calendar fields and the milliseconds. Worked out here rather than with
+    /// gmtime_r, which went through the time zone code: 300 of a recorded line's
+    /// instructions (callgrind, 2026-12-06). Days to a date by the proleptic Gregorian
+    /// calendar, in 400-year eras of 146,097 days (as H. Hinnant's `civil_from_days`).
     private func parts() -> (tm: tm, ms: Int) {
-        var whole = Int(seconds.rounded(.down))
-        var ms = Int(((seconds - Double(whole)) * 1000).rounded())
-        if ms == 1000 { whole += 1; ms = 0 }
-        var t = time_t(whole)
+        let (whole, ms) = wholeSecondsAndMilliseconds()
+        let (days, secondOfDay) = Self.floorDivide(whole, 86_400)
+        let z = days + 719_468                        // days since 0000-03-01
+        let (era, dayOfEra) = Self.floorDivide(z, 146_097)
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)   // from March 1
+        let m = (5 * dayOfYear + 2) / 153                                                // 0 is March
+        let month = m < 10 ? m + 3 : m - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         var out = tm()
-        gmtime_r(&t, &out)
+        out.tm_year = Int32(truncatingIfNeeded: year - 1900)
+        out.tm_mon = Int32(month - 1)
+        out.tm_mday = Int32(dayOfYear - (153 * m + 2) / 5 + 1)
+        out.tm_hour = Int32(secondOfDay / 3600)
+        out.tm_min = Int32(secondOfDay / 60 % 60)
+        out.tm_sec = Int32(secondOfDay % 60)
         return (out, ms)
+    }
+
+    /// The whole seconds and the milliseconds, rounded (.9996 is the next second).
+    fileprivate func wholeSecondsAndMilliseconds() -> (Int, Int) {
+        let whole = Int(seconds.rounded(.down))
+        let ms = Int(((seconds - Double(whole)) * 1000).rounded())
+        return ms == 1000 ? (whole + 1, 0) : (whole, ms)
+    }
+
+    /// Quotient rounded down, and a remainder that is never negative.
+    private static func floorDivide(_ a: Int, _ b: Int) -> (Int, Int) {
+        let r = a % b
+        return r < 0 ? (a / b - 1, r + b) : (a / b, r)
     }
 
     /// `2026-11-30T20:31:02.123Z`
@@ -40,6 +67,36 @@ public struct Timestamp: Hashable, Comparable, Sendable {
     /// `iso8601`'s characters, added to `b` (a recorded line's bytes: no String between).
     public func appendISO8601(to b: inout Bytes) {
         let (t, ms) = parts()
+        let year = Int(t.tm_year) + 1900
+        guard (0...9999).contains(year) else { return appendWideISO8601(to: &b, t, ms) }
+        // The 24 characters in place, then one append: digit by digit through Array.append
+        // was 1,700 instructions a recorded line (callgrind, 2026-12-06); this is about 150.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { p in
+            let d = p.baseAddress!
+            Self.put(d, year, 4); d[4] = 0x2D                       // -
+            Self.put(d + 5, Int(t.tm_mon) + 1, 2); d[7] = 0x2D
+            Self.put(d + 8, Int(t.tm_mday), 2); d[10] = 0x54        // T
+            Self.put(d + 11, Int(t.tm_hour), 2); d[13] = 0x3A       // :
+            Self.put(d + 14, Int(t.tm_min), 2); d[16] = 0x3A
+            Self.put(d + 17, Int(t.tm_sec), 2); d[19] = 0x2E        // .
+            Self.put(d + 20, ms, 3); d[23] = 0x5A                   // Z
+            b.append(contentsOf: UnsafeBufferPointer(p))
+        }
+    }
+
+    /// `v` (0 ..< 10^width) as `width` decimal digits at `d`.
+    @inline(__always) private static func put(_ d: UnsafeMutablePointer<UInt8>, _ v: Int, _ width: Int) {
+        var v = v
+        var i = width
+        while i > 0 {
+            i &-= 1
+            d[i] = 0x30 &+ UInt8(truncatingIfNeeded: v % 10)
+            v /= 10
+        }
+    }
+
+    /// A year past 9999 (or before 0), whole.
+    private func appendWideISO8601(to b: inout Bytes, _ t: tm, _ ms: Int) {
         b.appendDecimal(Int(t.tm_year) + 1900, width: 4); b.append(0x2D)   // -
         b.appendDecimal(Int(t.tm_mon) + 1, width: 2); b.append(0x2D)
         b.appendDecimal(Int(t.tm_mday), width: 2); b.append(0x54)          // T
@@ -89,6 +146,30 @@ extension Array where Element == UInt8 {
             append(0x30 + UInt8(v / unit % 10))
             unit /= 10
         }
+    }
+}
+
+/// `Timestamp.appendISO8601` for times in a row (the lines of a batch of notifications):
+/// the date and the clock up to the second are worked out again only when the second
+/// changes. 500 instructions a time before, 200 with it (callgrind, 2026-12-06).
+struct ISO8601Writer {
+    private var second = Int.min
+    private var upToSecond = Bytes()   // `2026-11-30T20:31:02.`
+
+    mutating func append(_ t: Timestamp, to b: inout Bytes) {
+        let (whole, ms) = t.wholeSecondsAndMilliseconds()
+        if whole != second {
+            var text = Bytes()
+            Timestamp(Double(whole)).appendISO8601(to: &text)
+            guard text.count == 24 else { return t.appendISO8601(to: &b) }   // a year past 9999
+            upToSecond = Array(text[..<20])
+            second = whole
+        }
+        b.append(contentsOf: upToSecond)
+        b.append(0x30 &+ UInt8(truncatingIfNeeded: ms / 100))
+        b.append(0x30 &+ UInt8(truncatingIfNeeded: ms / 10 % 10))
+        b.append(0x30 &+ UInt8(truncatingIfNeeded: ms % 10))
+        b.append(0x5A)   // Z
     }
 }
 

@@ -71,6 +71,28 @@ public struct JSONLine {
         out.append(0x22)
     }
 
+    /// Bytes as lowercase hex digits with no separator, written straight into the line
+    /// (`hex(_:separator:)` made a String that was then checked for escapes).
+    public mutating func hex(_ k: StaticString, _ bytes: Bytes) {
+        key(k)
+        out.append(0x22)
+        Self.appendHex(bytes, to: &out)
+        out.append(0x22)
+    }
+
+    static func appendHex(_ bytes: Bytes, to out: inout Bytes) {
+        guard !bytes.isEmpty else { return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count * 2) { digits in
+            var i = 0
+            for b in bytes {
+                digits[i] = hexDigit(b >> 4)
+                digits[i + 1] = hexDigit(b & 0x0F)
+                i += 2
+            }
+            out.append(contentsOf: UnsafeBufferPointer(digits))
+        }
+    }
+
     public mutating func int(_ k: StaticString, _ v: Int?) {
         guard let v else { return }
         key(k)
@@ -109,11 +131,9 @@ public struct JSONLine {
         add(json)
     }
 
-    /// The fields of `other`, in its order, after this one's.
-    public mutating func fields(of other: JSONLine) {
-        guard !other.first else { return }
-        nextField()
-        out.append(contentsOf: other.out[1...])
+    /// The fields, without the braces: `"a":1,"b":2`.
+    func appendFields(to buffer: inout Bytes) {
+        buffer.append(contentsOf: out[1...])
     }
 
     /// A comma before every field but the first.
@@ -122,7 +142,18 @@ public struct JSONLine {
         first = false
     }
 
-    public func finish() -> String { String(decoding: out + [0x7D], as: UTF8.self) }
+    public consuming func finish() -> String {
+        out.append(0x7D)   // }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The line, closed and ended with a newline, added to `buffer` (a recorder's: no
+    /// String between, whose making checked the UTF-8 again).
+    public func appendLine(to buffer: inout Bytes) {
+        buffer.append(contentsOf: out)
+        buffer.append(0x7D)   // }
+        buffer.append(0x0A)   // newline
+    }
 
     public static func escape(_ s: String, into out: inout String) {
         if isPlain(s) { out += s } else { escapeScalars(s, into: &out) }

@@ -66,6 +66,12 @@ public final class Recorder {
         linesWritten += 1
     }
 
+    /// The lines an action records (`RecordingFormat.appendLines`), as bytes: no String
+    /// between the line and the file.
+    public func record(_ action: Action, _ state: borrowing AppState) {
+        linesWritten += RecordingFormat.appendLines(for: action, state: state, to: &pending)
+    }
+
     public func flush() throws(RecorderError) {
         guard !pending.isEmpty, fd >= 0 else { return }
         var offset = 0

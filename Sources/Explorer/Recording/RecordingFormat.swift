@@ -25,35 +25,57 @@ public enum RecordingFormat {
         return j.finish()
     }
 
-    /// Every line an action records, in order: one per fact, so a batch of advertisements
+    /// Every line an action records, in order, each closed and ended with a newline, added
+    /// to `buffer` (a recorder's); how many. One line per fact, so a batch of advertisements
     /// records exactly the lines its reports would one by one (a recording never holds a
     /// batch). `state` is the state after the action.
-    public static func forEachLine(for action: Action, state: AppState, _ body: (String) -> Void) {
-        // Notifications read together: their characteristic is named once for all of them
-        // (finding and naming it was a third of a recorded notification's line).
+    @discardableResult
+    public static func appendLines(for action: Action, state: AppState, to buffer: inout Bytes) -> Int {
+        // Notifications read together: what their lines share is made once (NotificationLines).
         if case let .backend(.valuesNotified(cid, values), _) = action {
-            let named = NamedCharacteristic(cid, state)
-            for v in values { body(notificationLine(named, v.bytes, at: v.at, state)) }
-            return
+            var lines = NotificationLines(cid, state)
+            for v in values { lines.append(v.bytes, at: v.at, state, to: &buffer) }
+            return values.count
         }
+        if case let .backend(.valueNotified(cid, bytes), at) = action {
+            var line = NotificationLines(cid, state)
+            line.append(bytes, at: at, state, to: &buffer)
+            return 1
+        }
+        var count = 0
         if case let .backend(event, at) = action {
             event.forEachFact(at: at) { fact, t in
-                if let l = line(for: .backend(fact, at: t), state: state) { body(l) }
+                if let l = json(for: .backend(fact, at: t), state: state) { l.appendLine(to: &buffer); count += 1 }
             }
-        } else if let l = line(for: action, state: state) {
-            body(l)
+        } else if let l = json(for: action, state: state) {
+            l.appendLine(to: &buffer)
+            count += 1
         }
+        return count
+    }
+
+    /// The lines of `appendLines`, as Strings without their newlines.
+    public static func lines(for action: Action, state: AppState) -> [String] {
+        var buffer = Bytes()
+        appendLines(for: action, state: state, to: &buffer)
+        return buffer.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The line for an action, or nil when the action is not a recorded event (or is a
-    /// batch, which has a line per report: see `forEachLine`).
+    /// batch, which has a line per report: see `appendLines`).
     /// `state` is the state after the action, used to name what paths point at.
     public static func line(for action: Action, state: AppState) -> String? {
-        if case let .hookReported(report, _) = action { return hookLine(report, at: state.now) }
+        if case .backend(.valueNotified, _) = action { return lines(for: action, state: state).first }
+        return json(for: action, state: state)?.finish()
+    }
+
+    /// `line(for:state:)` before it is closed: a recorder takes its bytes as they are.
+    static func json(for action: Action, state: AppState) -> JSONLine? {
+        if case let .hookReported(report, _) = action { return hookJSON(report, at: state.now) }
         if case let .commandReported(message, problem) = action {
             var j = JSONLine()
             j.time("t", state.now); j.string("type", "command"); j.string("message", message); j.bool("problem", problem)
-            return j.finish()
+            return j
         }
         guard case let .backend(event, at) = action else { return nil }
         var j = JSONLine()
@@ -72,7 +94,7 @@ public enum RecordingFormat {
             j.bool("connectable", r.connectable)
             advertisement(&j, r.advertisement)
         case .advertisementsReceived, .valuesNotified:
-            return nil   // one line per report, per value: forEachLine
+            return nil   // one line per report, per value: appendLines
         case let .rssiLost(id):
             j.string("type", "rssi-lost")
             j.string("address", id.rawValue)
@@ -107,7 +129,7 @@ public enum RecordingFormat {
             j.string("type", "write")
             characteristic(&j, cid, state)
             j.string("writeType", type.rawValue)
-            j.string("hex", hex(bytes, separator: ""))
+            j.hex("hex", bytes)
             if let err { error(&j, err) }
         case let .notifyChanged(cid, enabled, err):
             j.string("type", "notify-state")
@@ -130,19 +152,19 @@ public enum RecordingFormat {
         case let .writesFlushed(cid):
             j.string("type", "writes-flushed")
             characteristic(&j, cid, state)
-        case let .valueNotified(cid, bytes):
-            return notificationLine(NamedCharacteristic(cid, state), bytes, at: at, state)
+        case .valueNotified:
+            return nil   // NotificationLines: appendLines
         case let .descriptorRead(did, result):
             j.string("type", "descriptor-read")
             j.string("path", did.path)
             switch result {
-            case let .success(bytes): j.string("hex", hex(bytes, separator: ""))
+            case let .success(bytes): j.hex("hex", bytes)
             case let .failure(e): error(&j, e)
             }
         case let .descriptorWritten(did, bytes, err):
             j.string("type", "descriptor-write")
             j.string("path", did.path)
-            j.string("hex", hex(bytes, separator: ""))
+            j.hex("hex", bytes)
             if let err { error(&j, err) }
         case let .scanFailed(e):
             j.string("type", "error")
@@ -181,7 +203,7 @@ public enum RecordingFormat {
                 j.string("problem", "missing")
             }
         }
-        return j.finish()
+        return j
     }
 
     /// The answer our agent gave: that a passkey was entered or a number confirmed, never
@@ -201,7 +223,9 @@ public enum RecordingFormat {
     }
 
     /// What happened to a hook's event (never a secret: reports carry none).
-    public static func hookLine(_ r: DeliveryReport, at: Timestamp) -> String {
+    public static func hookLine(_ r: DeliveryReport, at: Timestamp) -> String { hookJSON(r, at: at).finish() }
+
+    static func hookJSON(_ r: DeliveryReport, at: Timestamp) -> JSONLine {
         var j = JSONLine()
         j.time("t", at); j.string("type", "hook"); j.int("seq", r.seq)
         switch r {
@@ -213,7 +237,7 @@ public enum RecordingFormat {
         case let .dropped(_, reason): j.string("outcome", "dropped"); j.string("detail", reason)
         case let .failed(message): j.string("outcome", "failed"); j.string("detail", message)
         }
-        return j.finish()
+        return j
     }
 
     static func connection(_ j: inout JSONLine, _ id: PeripheralID, _ state: String) {
@@ -259,29 +283,8 @@ public enum RecordingFormat {
         return found?.1
     }
 
-    /// A characteristic's fields in a line (address, uuid, name, path), and the characteristic.
-    struct NamedCharacteristic {
-        let characteristic: GATTCharacteristic?
-        let fields: JSONLine
-
-        init(_ cid: CharacteristicID, _ state: AppState) {
-            var j = JSONLine()
-            characteristic = RecordingFormat.characteristic(&j, cid, state)
-            fields = j
-        }
-    }
-
-    static func notificationLine(_ named: NamedCharacteristic, _ bytes: Bytes, at: Timestamp, _ state: AppState) -> String {
-        var j = JSONLine()
-        j.time("t", at)
-        j.string("type", "notification")
-        j.fields(of: named.fields)
-        value(&j, named.characteristic, bytes, state)
-        return j.finish()
-    }
-
     static func value(_ j: inout JSONLine, _ c: GATTCharacteristic?, _ bytes: Bytes, _ state: AppState) {
-        j.string("hex", hex(bytes, separator: ""))
+        j.hex("hex", bytes)
         if let c { j.string("decoded", state.decoded(c, bytes)) }
     }
 

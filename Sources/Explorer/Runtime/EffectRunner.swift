@@ -10,8 +10,8 @@ public final class EffectRunner {
     public private(set) var recorder: Recorder? {
         didSet {
             guard let r = recorder else { store.recordingObserver = nil; return }
-            store.recordingObserver = { action, store in
-                RecordingFormat.forEachLine(for: action, state: store.state) { r.append($0) }
+            store.recordingObserver = { action, state in
+                r.record(action, state)
             }
         }
     }
