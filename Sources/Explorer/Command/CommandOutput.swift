@@ -107,6 +107,20 @@ public struct ServicesReport: Equatable, Sendable {
     public var services: [Service]
 }
 
+/// The rule the screens decode a value by: the user's format for its UUID (the
+/// configuration); else the device's 0x2904 format when it covers the value; else the
+/// decoder for its UUID.
+public struct ValueDecoding: Sendable {
+    let uuid: BLEUUID
+    let configured: ValueFormat?
+    let presentation: PresentationFormat?
+
+    public func value(_ b: Bytes) -> DecodedValue? {
+        if let f = configured { return DecodedValue(f.render(b, uuid: uuid)) }
+        return presentation?.decodedValue(b) ?? ValueDecoder.standard(uuid, b)
+    }
+}
+
 extension AppState {
     /// What a characteristic is called here: the user's name for it (the configuration),
     /// else its 0x2901 label, else the SIG name.
@@ -114,11 +128,16 @@ extension AppState {
         UserNames.current.name(c.uuid) ?? userDescription(c) ?? AssignedNumbers.characteristicName(c.uuid)
     }
 
-    /// The meaning of a value by the rule the screens use: the device's 0x2904 format when
-    /// it covers the value, else the decoder for its UUID; the user's format (the
-    /// configuration) before both.
+    /// The meaning of a value by the rule the screens use (`ValueDecoding`).
     public func decodedValue(_ c: GATTCharacteristic, _ b: Bytes) -> DecodedValue? {
-        (UserNames.current.format(c.uuid) == nil ? presentationFormat(c)?.decodedValue(b) : nil) ?? ValueDecoder.value(c.uuid, b)
+        decoding(c).value(b)
+    }
+
+    /// How the values of a characteristic are decoded, worked out once for any number of
+    /// them (a batch of notifications' recorded lines).
+    public func decoding(_ c: GATTCharacteristic) -> ValueDecoding {
+        let configured = UserNames.current.format(c.uuid)
+        return ValueDecoding(uuid: c.uuid, configured: configured, presentation: configured == nil ? presentationFormat(c) : nil)
     }
 
     public func valueReport(_ p: Peripheral, _ c: GATTCharacteristic, _ bytes: Bytes, at: Timestamp,

@@ -9,6 +9,11 @@ public enum ValueDecoder {
     public static func value(_ uuid: BLEUUID, _ b: Bytes) -> DecodedValue? {
         // A format the configuration gives a vendor UUID (never .decoded: no loop).
         if let f = UserNames.current.format(uuid) { return DecodedValue(f.render(b, uuid: uuid)) }
+        return standard(uuid, b)
+    }
+
+    /// `value` by the SIG's definitions alone (no format from the configuration).
+    static func standard(_ uuid: BLEUUID, _ b: Bytes) -> DecodedValue? {
         guard let short = uuid.shortValue else { return nil }
         switch short {
         case 0x2A19:

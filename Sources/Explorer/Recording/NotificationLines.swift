@@ -6,7 +6,8 @@
 /// `{"t":…,"type":"notification","address":…,"uuid":…,"name":…,"path":…,"hex":…,"decoded":…}`
 /// Field by field through JSONLine, a line was 2,600 instructions (callgrind, 2026-12-06).
 struct NotificationLines {
-    private let characteristic: GATTCharacteristic?
+    /// nil when no device of the state has the characteristic (its path alone is written).
+    private let decoding: ValueDecoding?
     /// From the time's closing quote to the value's opening one.
     private let middle: Bytes
 
@@ -15,20 +16,21 @@ struct NotificationLines {
     init(_ cid: CharacteristicID, _ state: borrowing AppState) {
         var j = JSONLine()
         j.string("type", "notification")
-        characteristic = RecordingFormat.characteristic(&j, cid, state)
+        // Not `.map(state.decoding)`: a method of the state as a closure copies the whole state.
+        if let c = RecordingFormat.characteristic(&j, cid, state) { decoding = state.decoding(c) } else { decoding = nil }
         var m = Bytes(#"","#.utf8)
         j.appendFields(to: &m)
         m.append(contentsOf: #","hex":""#.utf8)
         middle = m
     }
 
-    mutating func append(_ bytes: Bytes, at t: Timestamp, _ state: borrowing AppState, to buffer: inout Bytes) {
+    mutating func append(_ bytes: Bytes, at t: Timestamp, to buffer: inout Bytes) {
         Self.add(#"{"t":""#, to: &buffer)
         times.append(t, to: &buffer)
         buffer.append(contentsOf: middle)
         JSONLine.appendHex(bytes, to: &buffer)
         buffer.append(0x22)   // "
-        if let c = characteristic, let text = state.decoded(c, bytes) {
+        if let text = decoding?.value(bytes)?.text {
             Self.add(#","decoded":""#, to: &buffer)
             JSONLine.escape(text, into: &buffer)
             buffer.append(0x22)

@@ -34,12 +34,12 @@ public enum RecordingFormat {
         // Notifications read together: what their lines share is made once (NotificationLines).
         if case let .backend(.valuesNotified(cid, values), _) = action {
             var lines = NotificationLines(cid, state)
-            for v in values { lines.append(v.bytes, at: v.at, state, to: &buffer) }
+            for v in values { lines.append(v.bytes, at: v.at, to: &buffer) }
             return values.count
         }
         if case let .backend(.valueNotified(cid, bytes), at) = action {
             var line = NotificationLines(cid, state)
-            line.append(bytes, at: at, state, to: &buffer)
+            line.append(bytes, at: at, to: &buffer)
             return 1
         }
         var count = 0
