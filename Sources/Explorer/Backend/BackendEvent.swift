@@ -245,7 +245,7 @@ extension BackendEvent {
     /// a batch of reports is its reports one by one at `at`, a batch of notifications its
     /// values one by one at their own times, anything else is itself. The one place a batch
     /// is expanded for code that takes facts one by one (recordings; a batch of notifications
-    /// is recorded by RecordingFormat.forEachLine itself, its characteristic named once).
+    /// is recorded by RecordingFormat.appendLines itself, its characteristic named once).
     public func forEachFact(at: Timestamp, _ body: (BackendEvent, Timestamp) throws -> Void) rethrows {
         switch self {
         case let .advertisementsReceived(reports):

@@ -7,9 +7,9 @@ public enum ValueDecoder {
     /// The meaning of a known characteristic's value, as text and fields; nil for the
     /// characteristics it does not know.
     public static func value(_ uuid: BLEUUID, _ b: Bytes) -> DecodedValue? {
-        // A format the configuration gives a vendor UUID (never .decoded: no loop).
-        if let f = UserNames.current.format(uuid) { return DecodedValue(f.render(b, uuid: uuid)) }
-        return standard(uuid, b)
+        // A format the configuration gives a vendor UUID (never .decoded: no loop), by the
+        // screens' rule without a device's 0x2904 format.
+        ValueDecoding(uuid: uuid, configured: UserNames.current.format(uuid), presentation: nil).value(b)
     }
 
     /// `value` by the SIG's definitions alone (no format from the configuration).
