@@ -140,6 +140,41 @@ struct BatchTests {
         #expect(s.decoded(nameChar, bytes)?.contains("\"") == true)
     }
 
+    /// A recorder keeps a batch's NotificationLines for the next batch; anything other than
+    /// a notification (here the services resolved again: the same path is now another
+    /// characteristic) lets them go, so no line carries a stale name or decoding.
+    @Test func keptNotificationLinesGoWhenAnythingElseHappens() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bx-kept-\(getpid()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = Store(state: Fixture.connectedHRM())
+        let r = try Recorder(path: path, header: .init(started: Fixture.t0, backend: "simulated", adapter: "sim0", seed: nil))
+        store.recordingObserver = { action, state in r.record(action, state) }
+        let at = Fixture.t0 + 2
+        func batch(_ k: Double) -> Action {
+            .backend(.valuesNotified(Fixture.hrmChar, [NotifiedValue([0x06, 0x48], at: at + k), NotifiedValue([0x06, 0x49], at: at + k + 0.5)]), at: at + k + 0.5)
+        }
+        var expected: [String] = []
+        for k in [0.0, 1, 2] {
+            store.send(batch(k))
+            expected += RecordingFormat.lines(for: batch(k), state: store.state)
+        }
+        let renamed = [GATTService(id: AttributeID("/sim/dev_E4_1C_22_5D_90_11/service000b"), uuid: "1800", characteristics: [
+            GATTCharacteristic(id: Fixture.hrmChar, uuid: "2A00", properties: [.notify])])]
+        let resolved = Action.backend(.servicesResolved(Fixture.hrm, renamed, mtu: 247), at: at + 3)
+        store.send(resolved)
+        expected += RecordingFormat.lines(for: resolved, state: store.state)
+        store.send(batch(4))
+        expected += RecordingFormat.lines(for: batch(4), state: store.state)
+        try r.flush()
+        let written = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map(String.init)
+        #expect(written == expected)
+        #expect(written.count == 9)
+        #expect(written.first?.contains(#""name":"Heart Rate Measurement""#) == true, "\(written)")
+        #expect(written.first?.contains(#""decoded":"72 bpm"#) == true, "\(written)")
+        #expect(written.last?.contains(#""name":"Device Name""#) == true, "\(written)")
+        #expect(written.last?.contains("bpm") == false, "\(written)")
+    }
+
     @Test func forEachFactExpandsOnlyBatches() {
         var facts: [BackendEvent] = []
         var times: [Timestamp] = []

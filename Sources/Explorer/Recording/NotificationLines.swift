@@ -1,12 +1,14 @@
 /// The recorded lines of one characteristic's notifications. They differ only in their
 /// time, their value and what it decodes to, so the rest (the characteristic's address,
-/// UUID, name and path) is found and written once for a batch of them (a read of the
-/// socket), and each line goes straight into the recorder's bytes. A line is what JSONLine
+/// UUID, name and path) is found and written once, and each line goes straight into the
+/// recorder's bytes. A recorder keeps them from one batch (a read of the socket) to the
+/// next while nothing but notifications happened between (`RecordingFormat.appendLines`). A line is what JSONLine
 /// makes of the same fields in the same order:
 /// `{"t":…,"type":"notification","address":…,"uuid":…,"name":…,"path":…,"hex":…,"decoded":…}`
 /// Field by field through JSONLine a line was 2,600 instructions, now about 1,100, and
-/// finding and naming the characteristic about 5,000 a batch (callgrind, 2026-12-06).
+/// finding and naming the characteristic about 9,500 (callgrind, 2026-12-06).
 struct NotificationLines {
+    let characteristic: CharacteristicID
     /// nil when no device of the state has the characteristic (its path alone is written).
     private let decoding: ValueDecoding?
     /// From the time's closing quote to the value's opening one.
@@ -15,6 +17,7 @@ struct NotificationLines {
     private var times = ISO8601Writer()
 
     init(_ cid: CharacteristicID, _ state: borrowing AppState) {
+        characteristic = cid
         var j = JSONLine()
         j.string("type", "notification")
         // Not `.map(state.decoding)`: a method of the state as a closure copies the whole state.

@@ -18,6 +18,8 @@ public final class Recorder {
     private var fd: Int32
     private var pending: [UInt8] = []
     public private(set) var linesWritten = 0
+    /// The last notifications' lines, kept for the next batch (`RecordingFormat.appendLines`).
+    private var notificationLines: NotificationLines?
 
     public init(path: String, header: RecordingFormat.Header, renameIfTaken: Bool = false) throws(RecorderError) {
         var candidate = path
@@ -69,7 +71,7 @@ public final class Recorder {
     /// The lines an action records (`RecordingFormat.appendLines`), as bytes: no String
     /// between the line and the file.
     public func record(_ action: Action, _ state: borrowing AppState) {
-        linesWritten += RecordingFormat.appendLines(for: action, state: state, to: &pending)
+        linesWritten += RecordingFormat.appendLines(for: action, state: state, to: &pending, reusing: &notificationLines)
     }
 
     public func flush() throws(RecorderError) {

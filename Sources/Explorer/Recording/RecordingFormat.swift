@@ -31,17 +31,29 @@ public enum RecordingFormat {
     /// batch). `state` is the state after the action.
     @discardableResult
     public static func appendLines(for action: Action, state: AppState, to buffer: inout Bytes) -> Int {
-        // Notifications read together: what their lines share is made once (NotificationLines).
+        var none: NotificationLines?
+        return appendLines(for: action, state: state, to: &buffer, reusing: &none)
+    }
+
+    /// `appendLines`, with the lines of the last notifications (`NotificationLines`: what
+    /// their lines share, found and written once) kept in `kept` for the next ones. They
+    /// stay right while nothing but notifications happened: a notification changes neither
+    /// a characteristic's name nor how its values decode, and any other action lets them go.
+    /// A recorder sees every action, so naming them again once a batch (9,500 instructions,
+    /// callgrind 2026-12-06) is left for a batch after something else happened.
+    static func appendLines(for action: Action, state: AppState, to buffer: inout Bytes,
+                            reusing kept: inout NotificationLines?) -> Int {
         if case let .backend(.valuesNotified(cid, values), _) = action {
-            var lines = NotificationLines(cid, state)
-            for v in values { lines.append(v.bytes, at: v.at, to: &buffer) }
+            if kept?.characteristic != cid { kept = NotificationLines(cid, state) }
+            for v in values { kept!.append(v.bytes, at: v.at, to: &buffer) }
             return values.count
         }
         if case let .backend(.valueNotified(cid, bytes), at) = action {
-            var line = NotificationLines(cid, state)
-            line.append(bytes, at: at, to: &buffer)
+            if kept?.characteristic != cid { kept = NotificationLines(cid, state) }
+            kept!.append(bytes, at: at, to: &buffer)
             return 1
         }
+        kept = nil
         var count = 0
         if case let .backend(event, at) = action {
             event.forEachFact(at: at) { fact, t in
