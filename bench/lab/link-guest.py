@@ -108,6 +108,22 @@ def hci_stats(index):
     return acl_mtu, acl_tx, acl_rx
 
 
+def detail(pid):
+    """utime and stime (seconds) and the voluntary context switches (its wake-ups) of a process's threads;
+    None when it is gone."""
+    try:
+        user = system = woke = 0
+        for tid in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/stat' % (pid, tid)) as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+            user, system = user + int(fields[11]), system + int(fields[12])
+            with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
+                woke += next(int(l.split()[1]) for l in f if l.startswith('voluntary_ctxt_switches'))
+        return user / TICK, system / TICK, woke
+    except (OSError, ValueError, IndexError, TypeError, StopIteration):
+        return None
+
+
 class Sampler:
     """In a thread: every 20 ms the ACL frames the kernel has taken from hci0's and the peripheral's
     controllers (acl_rx of each: Bumble hands the host one frame per L2CAP PDU), every 100 ms the
@@ -115,6 +131,7 @@ class Sampler:
 
     def __init__(self, periph, pid, every=5):
         self.p, self.pid, self.rows, self.cpus, self.every = periph, pid, [], [], every
+        self.details = []
         self.moved, self.stop_ = time.monotonic(), threading.Event()
         self.th = threading.Thread(target=self.run, daemon=True)
         self.th.start()
@@ -130,6 +147,7 @@ class Sampler:
             last = row[1:]
             if i % self.every == 0:
                 self.cpus.append((t, cpu(self.pid)))
+                self.details.append((t, detail(self.pid)))
             i += 1
             self.stop_.wait(0.02)
 
@@ -142,6 +160,14 @@ class Sampler:
         for a, b in zip(self.rows, self.rows[1:]):
             if b[col] - a[col] >= frames:
                 return a[0]
+
+    def detail_between(self, t0, t1):
+        """The consumer's user and system CPU seconds and wake-ups between the samples last before t0 and t1."""
+        a = [d for tt, d in self.details if tt <= t0 and d is not None]
+        b = [d for tt, d in self.details if tt <= t1 and d is not None]
+        if not a or not b:
+            return None
+        return dict(user=b[-1][0] - a[-1][0], system=b[-1][1] - a[-1][1], wakes=b[-1][2] - a[-1][2])
 
     def cpu_at(self, t):
         """The consumer's CPU time sampled last before t."""
@@ -518,6 +544,7 @@ def notify_run(name, rnd, periph, q, addr, dev, central, pids):
             t1 -= SETTLE
         r['window'] = t1 - t0
         r['cpu'] = {k: (c1.get(k) - c0[k]) if c0.get(k) is not None and c1.get(k) is not None else None for k in c0}
+        r['consumer_detail'] = sampler.detail_between(t0, t1)
         # the link: L2CAP frames into hci0 from the subscription to the end the consumer saw; every notification
         # sent went through them (Bumble's link loses nothing: BENCH_CAPTURE=1 counts them from a btmon capture)
         r['link_frames'], r['link_seconds'] = sampler.span(1, state['subscribed'][0] if state['subscribed'] else t0,
