@@ -264,7 +264,9 @@ extension Int {
     _ = tmux(["send-keys", "s"])
     usleep(500_000)
     let idle = measure(10)
-    report.figure("CPU, real binary in tmux, 10 s, scan off (idle, %)", idle, atMost: 1)
+    // The process's CPU time is counted in clock ticks: over 10 s one tick is 0.1 % at 100 Hz, and
+    // the idle figure is a few of them, so two ticks more than the README's is not a regression.
+    report.figure("CPU, real binary in tmux, 10 s, scan off (idle, %)", idle, atMost: 1, resolution: 2 * 100 / hz / 10)
     report.figure("CPU, real binary in tmux, 10 s, scanning 10 demo devices (%)", busy)
 }
 

@@ -42,6 +42,16 @@ struct ReportTests {
         ])
     }
 
+    /// A figure counted in clock ticks (the idle CPU) is not worse than the README's while
+    /// it is within its resolution of it, however large the factor; beyond it, it is.
+    @Test func withinItsResolutionAFigureIsNotWorse() {
+        let report = Report(published: ["idle (%)": "0.10"]) { _ in }
+        report.figure("idle (%)", 0.30, atMost: 1, resolution: 0.2)
+        #expect(report.regressions.isEmpty)
+        report.figure("idle (%)", 0.40, atMost: 1, resolution: 0.2)
+        #expect(report.regressions == ["idle (%): 0.40, the README has 0.10 (more than 1.5x worse)"])
+    }
+
     @Test func aMissedTargetIsARegressionEvenWithoutAPublishedFigure() {
         let report = Report(published: [:]) { _ in }
         report.figure("  a new row (ms)", 120, digits: 1, atMost: 100)
