@@ -39,9 +39,10 @@ struct AcquiredNotifications {
     /// 200 KB) and several come to one wake-up of the app, each stamped with the time the
     /// kernel queued it (SO_TIMESTAMPNS), not the time it was read. A value after a quiet
     /// moment is read at once; in a flood one is at most this late, half a frame (33 ms).
-    /// In the lab's emulated guest a wake-up costs as much as several notifications: at 8 ms, bleexplr woke 9 times a 100 notifications and recorded them at
-    /// 0.59x bleak's CPU; at 16 ms, 5 times and 0.47x (`make bench-link`, trixie, paired
-    /// rounds, 2026-12-06; docs/bench.md).
+    /// In the lab's emulated guest a wake-up costs as much as several notifications: at
+    /// 8 ms, bleexplr woke 9 times a 100 notifications and recorded them at 0.59x bleak's
+    /// CPU; at 16 ms, 5 times and 0.47x (`make bench-link`, trixie, paired rounds,
+    /// 2026-12-06; docs/bench.md).
     static let rest = 0.016
     /// SO_TIMESTAMPNS and its control message SCM_TIMESTAMPNS (asm-generic/socket.h: the
     /// same on x86-64 and arm64; glibc's macro for it does not reach Swift).

@@ -2,8 +2,8 @@
 /// time, their value and what it decodes to, so the rest (the characteristic's address,
 /// UUID, name and path) is found and written once, and each line goes straight into the
 /// recorder's bytes. A recorder keeps them from one batch (a read of the socket) to the
-/// next while nothing but notifications happened between (`RecordingFormat.appendLines`). A line is what JSONLine
-/// makes of the same fields in the same order:
+/// next while nothing but notifications happened between (`RecordingFormat.appendLines`).
+/// A line is what JSONLine makes of the same fields in the same order:
 /// `{"t":…,"type":"notification","address":…,"uuid":…,"name":…,"path":…,"hex":…,"decoded":…}`
 /// Field by field through JSONLine a line was 2,600 instructions, now about 1,100, and
 /// finding and naming the characteristic about 9,500 (callgrind, 2026-12-06).
