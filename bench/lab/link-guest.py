@@ -69,14 +69,20 @@ def emit(kind, **kw):
 
 
 # ------------------------------------------------------------------ what the kernel and /proc say
-def cpu(pid):
-    """utime + stime of a process (all its threads), seconds; None when it is gone."""
+def times(pid):
+    """utime and stime of a process (all its threads), seconds; None when it is gone."""
     try:
         with open('/proc/%d/stat' % pid) as f:
             fields = f.read().rsplit(')', 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICK
+        return int(fields[11]) / TICK, int(fields[12]) / TICK
     except (OSError, ValueError, IndexError, TypeError):
         return None
+
+
+def cpu(pid):
+    """utime + stime of a process (all its threads), seconds; None when it is gone."""
+    t = times(pid)
+    return t[0] + t[1] if t else None
 
 
 def pid_of(name):
@@ -108,19 +114,15 @@ def hci_stats(index):
     return acl_mtu, acl_tx, acl_rx
 
 
-def detail(pid):
-    """utime and stime (seconds) and the voluntary context switches (its wake-ups) of a process's threads;
-    None when it is gone."""
+def wakes(pid):
+    """The voluntary context switches of a process's threads (its wake-ups); None when it is gone."""
     try:
-        user = system = woke = 0
+        woke = 0
         for tid in os.listdir('/proc/%d/task' % pid):
-            with open('/proc/%d/task/%s/stat' % (pid, tid)) as f:
-                fields = f.read().rsplit(')', 1)[1].split()
-            user, system = user + int(fields[11]), system + int(fields[12])
             with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
                 woke += next(int(l.split()[1]) for l in f if l.startswith('voluntary_ctxt_switches'))
-        return user / TICK, system / TICK, woke
-    except (OSError, ValueError, IndexError, TypeError, StopIteration):
+        return woke
+    except (OSError, ValueError, IndexError, StopIteration):
         return None
 
 
@@ -146,8 +148,9 @@ class Sampler:
                 self.moved = t
             last = row[1:]
             if i % self.every == 0:
-                self.cpus.append((t, cpu(self.pid)))
-                self.details.append((t, detail(self.pid)))
+                used, woke = times(self.pid), wakes(self.pid)   # one read of its times for both
+                self.cpus.append((t, used[0] + used[1] if used else None))
+                self.details.append((t, used + (woke,) if used and woke is not None else None))
             i += 1
             self.stop_.wait(0.02)
 

@@ -29,18 +29,13 @@ public enum RecordingFormat {
     /// to `buffer` (a recorder's); how many. One line per fact, so a batch of advertisements
     /// records exactly the lines its reports would one by one (a recording never holds a
     /// batch). `state` is the state after the action.
+    /// `kept`: the lines of the last notifications (`NotificationLines`: what their lines
+    /// share, found and written once), kept for the next ones. They stay right while nothing
+    /// but notifications happened: a notification changes neither a characteristic's name
+    /// nor how its values decode, and any other action lets them go. A recorder sees every
+    /// action, so naming them again once a batch (9,500 instructions, callgrind 2026-12-06)
+    /// is left for a batch after something else happened.
     @discardableResult
-    public static func appendLines(for action: Action, state: AppState, to buffer: inout Bytes) -> Int {
-        var none: NotificationLines?
-        return appendLines(for: action, state: state, to: &buffer, reusing: &none)
-    }
-
-    /// `appendLines`, with the lines of the last notifications (`NotificationLines`: what
-    /// their lines share, found and written once) kept in `kept` for the next ones. They
-    /// stay right while nothing but notifications happened: a notification changes neither
-    /// a characteristic's name nor how its values decode, and any other action lets them go.
-    /// A recorder sees every action, so naming them again once a batch (9,500 instructions,
-    /// callgrind 2026-12-06) is left for a batch after something else happened.
     static func appendLines(for action: Action, state: AppState, to buffer: inout Bytes,
                             reusing kept: inout NotificationLines?) -> Int {
         if case let .backend(.valuesNotified(cid, values), _) = action {
@@ -69,7 +64,8 @@ public enum RecordingFormat {
     /// The lines of `appendLines`, as Strings without their newlines.
     public static func lines(for action: Action, state: AppState) -> [String] {
         var buffer = Bytes()
-        appendLines(for: action, state: state, to: &buffer)
+        var none: NotificationLines?
+        appendLines(for: action, state: state, to: &buffer, reusing: &none)
         return buffer.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
     }
 
